@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Install simulacra into ./.venv (created if missing).
+#   scripts/install.sh          the package
+#   scripts/install.sh test     the package and what the tests need
+# PyTorch comes first, as a CPU build: sentence-transformers needs it, and a plain `torch`
+# would pull gigabytes of CUDA wheels. (The language model runs in llama.cpp, not torch; see
+# models/README.md for building llama.cpp with GPU support.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ -x .venv/bin/python ] || python3 -m venv .venv
+# shellcheck disable=SC1091
+. .venv/bin/activate
+
+if ! python -c "import torch" 2>/dev/null; then
+    pip install --retries 1 --timeout 20 \
+        --index-url https://download.pytorch.org/whl/cpu \
+        --extra-index-url https://pypi.org/simple \
+        "torch==2.13.0"
+fi
+pip install -e ".${1:+[$1]}"

@@ -1,0 +1,3 @@
+from simulacra.cli import main
+
+main()

@@ -1,0 +1,31 @@
+"""The `simulacra` command. Thin: each subcommand calls the library and prints the result."""
+
+from __future__ import annotations
+
+import sys
+
+from simulacra.cli.app import cli
+from simulacra.errors import UserError
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        cli.main(args=argv, prog_name="simulacra", standalone_mode=False)
+    except UserError as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as e:  # click's own usage errors
+        import click
+
+        if isinstance(e, click.exceptions.Exit):
+            sys.exit(e.exit_code)
+        if isinstance(e, click.ClickException):
+            e.show()
+            sys.exit(e.exit_code)
+        if isinstance(e, click.exceptions.Abort):
+            print("aborted", file=sys.stderr)
+            sys.exit(1)
+        raise

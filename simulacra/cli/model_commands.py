@@ -1,0 +1,236 @@
+"""`simulacra doctor`, `simulacra prompts ...`, `simulacra stats`: the model stack at work."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from simulacra.cli.app import cli, model_options
+from simulacra.cli.console import console
+from simulacra.errors import UserError
+from simulacra.llm import CALLS_FILE, ModelOutputError, open_model, resolve_model
+from simulacra.llm.calllog import Totals, read_calls, summarise
+from simulacra.llm.templates import all_templates, find_template
+from simulacra.settings import Settings
+
+
+def _versions(*packages: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in packages:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            found.append(f"{name} (not installed)")
+    return " · ".join(found)
+
+
+@cli.command()
+@model_options
+@click.pass_obj
+def doctor(settings: Settings) -> None:
+    """Show the model, embedder and vector store in use, then time one call of each."""
+    from simulacra.embed import open_embedder
+    from simulacra.llm.llama import LlamaCppModel
+    from simulacra.llm.structured import StructuredModel
+    from simulacra.memory.vectors import VectorStore
+
+    resolved = resolve_model(settings.llm.model)
+    start = time.perf_counter()
+    backend = LlamaCppModel(resolved.path, settings.llm)
+    info = backend.info
+    load_s = time.perf_counter() - start
+    console.print(f"model      {info.name}  [{resolved.source}]")
+    console.print(f"           {info.path}")
+    console.print(
+        f"           llama-cpp-python {info.llama_cpp_version} · n_ctx {info.n_ctx}"
+        f" (trained {info.n_ctx_train or '?'}) · {info.n_threads} threads"
+        f" · {info.n_gpu_layers} GPU layers · chat template {info.chat_template}"
+        f" · loaded in {load_s:.2f} s"
+    )
+    embedder = open_embedder(settings.embed, cache_dir=None)
+    console.print(f"embedder   {embedder.identity}  {embedder.inner.model_dir}")
+    console.print(
+        f"           {_versions('sentence-transformers', 'torch')} · {settings.embed.device}"
+    )
+    console.print(f"vectors    {_versions('chromadb')} · telemetry off")
+    cache = "on" if settings.llm.cache else "off"
+    console.print(f"cache      replay {cache} · {settings.llm.cache_dir}")
+
+    # The checks bypass the replay cache so the timings are real.
+    model = StructuredModel(backend, settings.llm, retries=0)
+    template = find_template("importance")
+    start = time.perf_counter()
+    answer = template.ask_example(model)
+    entry = model.log.last
+    console.print(
+        f"check      structured call ({template.name}): {answer.model_dump_json()} in "
+        f"{time.perf_counter() - start:.2f} s ({entry['prompt_tokens']} prompt tokens, "
+        f"{entry['generated_tokens']} generated)"
+    )
+    start = time.perf_counter()
+    embedder.inner.model  # noqa: B018 - load, timed apart from the embedding itself
+    loaded = time.perf_counter() - start
+    start = time.perf_counter()
+    vector = embedder.embed_one("Isabella Rodriguez is opening Hobbs Cafe")
+    console.print(
+        f"           embedding: {vector.shape[0]} dimensions in {time.perf_counter() - start:.3f} s"
+        f" (model loaded in {loaded:.1f} s)"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        vectors = VectorStore(Path(tmp)).collection("doctor")
+        vectors.upsert([1], vector[None, :])
+        ((found, similarity),) = vectors.nearest(vector, 1)
+        console.print(
+            f"           chroma round trip: id {found}, similarity {similarity:.3f}"
+            f" in {time.perf_counter() - start:.2f} s"
+        )
+    console.print("ok")
+
+
+@cli.group()
+def prompts() -> None:
+    """Prompt templates: list them, or try one against a model."""
+
+
+@prompts.command("list")
+def prompts_list() -> None:
+    """Every prompt template, with the schema its answer is bound to."""
+    table = Table(box=None, show_header=True, header_style="bold")
+    for column in ("name", "schema", "description", "file"):
+        table.add_column(column)
+    for name, template in all_templates().items():
+        table.add_row(
+            name,
+            template.schema_ref.split(":")[-1],
+            template.description,
+            str(template.path.relative_to(template.path.parents[2])),
+        )
+    console.print(table)
+
+
+@prompts.command("try")
+@click.argument("name")
+@click.option(
+    "--vars",
+    "vars_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="JSON file of template variables. Default: the template's [example].",
+)
+@click.option(
+    "-n",
+    "runs",
+    type=click.IntRange(1, 10_000),
+    default=1,
+    show_default=True,
+    help="How many samples (each with its own seed).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Directory for the call log. Default: runs/prompts/NAME-TIME/.",
+)
+@click.option("--show-prompt", is_flag=True, help="Print the rendered prompt first.")
+@model_options
+@click.pass_obj
+def prompts_try(
+    settings: Settings,
+    name: str,
+    vars_file: Path | None,
+    runs: int,
+    out: Path | None,
+    show_prompt: bool,
+) -> None:
+    """Render template NAME, sample it N times, print each parsed answer and a summary."""
+    template = find_template(name)
+    variables = _load_vars(vars_file) if vars_file else template.example
+    if show_prompt:
+        prompt = template.render(**variables)
+        console.print(f"[bold]system[/bold]\n{prompt.system}\n[bold]user[/bold]\n{prompt.user}\n")
+    out = out or Path("runs") / "prompts" / f"{name}-{datetime.now():%Y%m%d-%H%M%S}"
+    model = open_model(settings.llm, log_dir=out, retries=0)
+    parsed = 0
+    for i in range(runs):
+        try:
+            answer = template.ask(model, seed=settings.llm.seed + i, **variables)
+        except ModelOutputError as e:
+            console.print(f"{i + 1:>4}  did not parse: {e}")
+            continue
+        parsed += 1
+        entry = model.log.last
+        how = "cached" if entry["cache_hit"] else f"{entry['seconds']:.2f} s"
+        console.print(f"{i + 1:>4}  {answer.model_dump_json()}  [dim]{how}[/dim]")
+    console.print(f"parsed {parsed}/{runs} · {_totals_line(model.log.totals)}")
+    console.print(f"call log: {out / CALLS_FILE}")
+
+
+def _load_vars(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError("no such file", file=path, field="--vars") from None
+    except json.JSONDecodeError as e:
+        raise UserError(f"not valid JSON: {e}", file=path, fix="give a JSON object") from None
+    if not isinstance(data, dict):
+        raise UserError("expected a JSON object of template variables", file=path)
+    return data
+
+
+def _totals_line(t: Totals) -> str:
+    return (
+        f"{t.calls} model calls, {t.cache_hits} from cache · {t.prompt_tokens} prompt tokens"
+        f" ({t.reused_tokens} reused, {t.reuse_share:.0%}) · {t.generated_tokens} generated"
+        f" · {t.seconds:.1f} s · {t.parse_failures} parse failures"
+    )
+
+
+@cli.command()
+@click.argument("directory", type=click.Path(exists=True, path_type=Path))
+def stats(directory: Path) -> None:
+    """Summarise the call log of a run: calls, tokens, KV-cache reuse, parse failures, time."""
+    path = directory / CALLS_FILE if directory.is_dir() else directory
+    if not path.is_file():
+        raise UserError(
+            f"no {CALLS_FILE} here", file=directory, fix="give a run directory written by simulacra"
+        )
+    summary = summarise(read_calls(path))
+    table = Table(box=None, header_style="bold")
+    for column in (
+        "template",
+        "calls",
+        "cached",
+        "prompt tok",
+        "reused",
+        "generated",
+        "parse fail",
+        "seconds",
+        "s/call",
+    ):
+        table.add_column(column, justify="left" if column == "template" else "right")
+
+    def row(label: str, t: Totals) -> list[str]:
+        per_call = f"{t.seconds / t.calls:.2f}" if t.calls else "-"
+        return [
+            label,
+            str(t.calls),
+            str(t.cache_hits),
+            str(t.prompt_tokens),
+            f"{t.reuse_share:.0%}",
+            str(t.generated_tokens),
+            str(t.parse_failures),
+            f"{t.seconds:.1f}",
+            per_call,
+        ]
+
+    for name, totals in sorted(summary.by_template.items()):
+        table.add_row(*row(name, totals))
+    table.add_row(*row("[bold]total[/bold]", summary.total))
+    console.print(table)

@@ -1,0 +1,49 @@
+"""Language models: the interface cognition uses, the llama.cpp backend and its wrappers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from simulacra.llm.calllog import CALLS_FILE, CallLog
+from simulacra.llm.completion import Completer
+from simulacra.llm.interface import LanguageModel, ModelOutputError, Prompt
+from simulacra.llm.replay import ReplayCache
+from simulacra.llm.resolve import ResolvedModel, resolve_model
+from simulacra.llm.structured import StructuredModel
+from simulacra.settings import LLMSettings
+
+__all__ = [
+    "CALLS_FILE",
+    "CallLog",
+    "LanguageModel",
+    "ModelOutputError",
+    "Prompt",
+    "ResolvedModel",
+    "StructuredModel",
+    "open_model",
+    "resolve_model",
+]
+
+REPLAY_FILE = "llm-replay.sqlite"
+
+
+def open_model(
+    settings: LLMSettings,
+    *,
+    log_dir: Path | None = None,
+    retries: int = 1,
+    completer: Completer | None = None,
+) -> StructuredModel:
+    """The product's model stack: llama.cpp, wrapped in the replay cache (unless turned off),
+    with every call written to ``log_dir/calls.jsonl``.
+
+    ``completer`` replaces llama.cpp (tests pass the scripted model here).
+    """
+    if completer is None:
+        from simulacra.llm.llama import LlamaCppModel
+
+        completer = LlamaCppModel(resolve_model(settings.model).path, settings)
+    if settings.cache:
+        completer = ReplayCache(completer, settings.cache_dir / REPLAY_FILE)
+    log = CallLog(log_dir / CALLS_FILE if log_dir is not None else None)
+    return StructuredModel(completer, settings, log, retries=retries)

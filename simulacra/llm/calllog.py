@@ -1,0 +1,106 @@
+"""The call log: one JSON line per model call, so speed can be measured and compared."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from simulacra.llm.completion import Completion
+from simulacra.llm.interface import Prompt
+
+CALLS_FILE = "calls.jsonl"
+
+
+class CallLog:
+    """Appends a record per call to ``calls.jsonl``; keeps running totals in memory."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._file = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("a", encoding="utf-8", buffering=1)
+        self.totals = Totals()
+        self.last: dict | None = None
+
+    def record(self, prompt: Prompt, done: Completion, *, parsed: bool) -> dict:
+        entry = {
+            "time": round(time.time(), 3),
+            "template": prompt.template,
+            "agent": prompt.agent,
+            "prompt_tokens": done.prompt_tokens,
+            "reused_tokens": done.reused_tokens,
+            "generated_tokens": done.generated_tokens,
+            "seconds": round(done.seconds, 4),
+            "cache_hit": done.cache_hit,
+            "parsed": parsed,
+        }
+        self.totals.add(entry)
+        self.last = entry
+        if self._file is not None:
+            self._file.write(json.dumps(entry) + "\n")
+        return entry
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+@dataclass
+class Totals:
+    """Sums over call-log entries. ``calls`` counts real model calls, not cache hits."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    reused_tokens: int = 0
+    generated_tokens: int = 0
+    seconds: float = 0.0
+    parse_failures: int = 0
+
+    def add(self, entry: dict) -> None:
+        if entry["cache_hit"]:
+            self.cache_hits += 1
+        else:
+            self.calls += 1
+            self.prompt_tokens += entry["prompt_tokens"]
+            self.reused_tokens += entry["reused_tokens"]
+            self.generated_tokens += entry["generated_tokens"]
+            self.seconds += entry["seconds"]
+        if not entry["parsed"]:
+            self.parse_failures += 1
+
+    @property
+    def reuse_share(self) -> float:
+        return self.reused_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
+
+@dataclass
+class CallStats:
+    total: Totals = field(default_factory=Totals)
+    by_template: dict[str, Totals] = field(default_factory=lambda: defaultdict(Totals))
+    by_agent: dict[str, Totals] = field(default_factory=lambda: defaultdict(Totals))
+
+
+def read_calls(path: Path) -> Iterable[dict]:
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:  # a line cut short by a kill
+                continue
+
+
+def summarise(entries: Iterable[dict]) -> CallStats:
+    stats = CallStats()
+    for entry in entries:
+        stats.total.add(entry)
+        stats.by_template[entry["template"]].add(entry)
+        if entry.get("agent"):
+            stats.by_agent[entry["agent"]].add(entry)
+    return stats

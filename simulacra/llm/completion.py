@@ -1,0 +1,48 @@
+"""The layer under :class:`LanguageModel`: one request in, one completion out.
+
+Backends (llama.cpp, the scripted test model) and wrappers (the record/replay cache) all speak
+this protocol, so wrappers stack around any backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Request:
+    template: str
+    system: str
+    user: str
+    schema: dict | None  # JSON schema the answer is constrained to; None for free text
+    max_tokens: int
+    temperature: float
+    top_p: float
+    seed: int
+
+    def key(self, model_identity: str) -> str:
+        """What the record/replay cache is keyed by: model, template, prompt, schema, sampling."""
+        blob = json.dumps({"model": model_identity, **asdict(self)}, sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Completion:
+    text: str
+    prompt_tokens: int
+    reused_tokens: int  # prompt tokens served from llama.cpp's KV cache
+    generated_tokens: int
+    seconds: float
+    cache_hit: bool = False
+
+
+class Completer(Protocol):
+    @property
+    def identity(self) -> str:
+        """Names the model file and everything else that changes its answers."""
+        ...
+
+    def complete(self, request: Request) -> Completion: ...

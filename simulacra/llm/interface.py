@@ -1,0 +1,48 @@
+"""The one small interface that all cognition code uses to talk to a language model."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
+
+from pydantic import BaseModel
+
+M = TypeVar("M", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A rendered prompt.
+
+    ``system`` is the stable prefix (shared preamble + who the agent is) so llama.cpp can reuse
+    its KV cache across calls; ``user`` holds what changes: the task and its context.
+    """
+
+    template: str
+    system: str
+    user: str
+    agent: str | None = None
+
+
+class ModelOutputError(RuntimeError):
+    """The model's answer did not parse even under a grammar (a bug worth reporting)."""
+
+
+class LanguageModel(abc.ABC):
+    """Generate a pydantic model under a grammar, generate text, or pick one of some options."""
+
+    @abc.abstractmethod
+    def generate(self, prompt: Prompt, schema: type[M], *, seed: int | None = None) -> M:
+        """An instance of ``schema``, sampled under a grammar built from it."""
+
+    @abc.abstractmethod
+    def text(self, prompt: Prompt, *, max_tokens: int, seed: int | None = None) -> str:
+        """Free text, for output nothing parses."""
+
+    def choose(self, prompt: Prompt, options: Sequence[str], *, seed: int | None = None) -> str:
+        """One of ``options``, verbatim."""
+        from simulacra.llm.schema import choice_model
+
+        return self.generate(prompt, choice_model(options), seed=seed).choice

@@ -1,0 +1,215 @@
+"""The llama.cpp backend: any GGUF model, its own chat template, answers under a JSON grammar."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from simulacra.errors import UserError
+from simulacra.llm.completion import Completion, Request
+from simulacra.settings import LLMSettings
+
+# llama.cpp's converter lets strings hold raw control characters (invalid JSON) and \u escapes
+# (4 bytes of budget per character). Answers are single-line text: printable characters, with
+# only quote, backslash and slash escapes.
+_CHAR_RULE = re.compile(r"^char ::= .*$", re.MULTILINE)
+_STRICT_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/]'
+
+# Used when a GGUF carries no chat template (base models): plain labelled turns.
+_PLAIN_TEMPLATE = (
+    "{% for m in messages %}{{ m['role'] | capitalize }}:\n{{ m['content'] }}\n\n{% endfor %}"
+    "{% if add_generation_prompt %}Assistant:\n{% endif %}"
+)
+
+
+def grammar_text(schema: dict) -> str:
+    """GBNF for a JSON schema, built by llama.cpp's converter with a stricter string rule."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return _CHAR_RULE.sub(lambda _: _STRICT_CHAR_RULE, json_schema_to_gbnf(json.dumps(schema)))
+
+
+def file_identity(path: Path) -> str:
+    """A fast fingerprint of a (possibly multi-GB) model file: size plus head and tail bytes."""
+    size = path.stat().st_size
+    h = hashlib.sha256(str(size).encode())
+    with path.open("rb") as f:
+        h.update(f.read(1 << 22))
+        f.seek(max(0, size - (1 << 22)))
+        h.update(f.read(1 << 22))
+    return f"{path.name}:{h.hexdigest()[:16]}"
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    path: Path
+    name: str
+    n_ctx: int
+    n_ctx_train: int
+    n_threads: int
+    n_gpu_layers: int
+    chat_template: str  # "gguf" or "plain (no template in the GGUF)"
+    llama_cpp_version: str
+
+
+class LlamaCppModel:
+    """A :class:`~simulacra.llm.completion.Completer` over llama-cpp-python."""
+
+    def __init__(self, path: Path, settings: LLMSettings) -> None:
+        self.path = path
+        self.settings = settings
+        self._identity = file_identity(path)
+        self._llm = None
+        self._grammars: dict[str, object] = {}
+
+    def _load(self):
+        """Load on first need: a run answered entirely from the replay cache never loads."""
+        if self._llm is not None:
+            return self._llm
+        import llama_cpp
+
+        settings = self.settings
+        n_threads = settings.n_threads or os.cpu_count() or 1
+        # llama.cpp prints load diagnostics on stderr even when asked not to be verbose.
+        with _quiet_stderr():
+            try:
+                llm = llama_cpp.Llama(
+                    model_path=str(self.path),
+                    n_ctx=settings.n_ctx,
+                    n_batch=settings.n_batch,
+                    n_threads=n_threads,
+                    n_gpu_layers=settings.n_gpu_layers,
+                    seed=settings.seed,
+                    verbose=False,
+                )
+            except (ValueError, RuntimeError) as e:
+                raise UserError(
+                    f"llama.cpp could not load the model: {e}",
+                    file=self.path,
+                    fix="check that it is a complete GGUF file for a model llama.cpp supports",
+                ) from None
+        self._llm = llm
+        meta = llm.metadata
+        template = meta.get("tokenizer.chat_template")
+        self._bos = self._token_text(llm.token_bos())
+        self._format = llama_cpp.llama_chat_format.Jinja2ChatFormatter(
+            template or _PLAIN_TEMPLATE,
+            eos_token=self._token_text(llm.token_eos()),
+            bos_token=self._bos,
+        )
+        self._info = ModelInfo(
+            path=self.path,
+            name=meta.get("general.name") or self.path.stem,
+            n_ctx=llm.n_ctx(),
+            n_ctx_train=int(_context_length(meta) or 0),
+            n_threads=n_threads,
+            n_gpu_layers=settings.n_gpu_layers,
+            chat_template="from the GGUF" if template else "plain (the GGUF has none)",
+            llama_cpp_version=llama_cpp.__version__,
+        )
+        return llm
+
+    @property
+    def info(self) -> ModelInfo:
+        self._load()
+        return self._info
+
+    @property
+    def identity(self) -> str:
+        return self._identity
+
+    def _token_text(self, token: int) -> str:
+        return self._llm._model.token_get_text(token) if token >= 0 else ""
+
+    def render(self, system: str, user: str) -> str:
+        """The prompt text the model sees, in the model's own chat format."""
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+        self._load()
+        try:
+            return self._format(messages=messages).prompt
+        except Exception:
+            # Some templates (Gemma's) reject a system turn: fold it into the user turn.
+            merged = [{"role": "user", "content": f"{system}\n\n{user}"}]
+            return self._format(messages=merged).prompt
+
+    def tokenize(self, text: str) -> list[int]:
+        self._load()
+        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
+        if self._llm._model.add_bos_token() and not (self._bos and text.startswith(self._bos)):
+            tokens.insert(0, self._llm.token_bos())
+        return tokens
+
+    def _grammar(self, schema: dict):
+        import llama_cpp
+
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._grammars:
+            with _quiet_stderr():
+                self._grammars[key] = llama_cpp.LlamaGrammar.from_string(
+                    grammar_text(schema), verbose=False
+                )
+        return self._grammars[key]
+
+    def complete(self, request: Request) -> Completion:
+        import llama_cpp
+
+        tokens = self.tokenize(self.render(request.system, request.user))
+        room = self._info.n_ctx - len(tokens)
+        if room < 16:
+            raise UserError(
+                f"a {request.template!r} prompt of {len(tokens)} tokens does not fit the "
+                f"context of {self._info.n_ctx} tokens",
+                field="llm.n_ctx",
+                fix="raise n_ctx (--n-ctx) or lower retrieval.top_k",
+            )
+        grammar = self._grammar(request.schema) if request.schema is not None else None
+        ctx = self._llm._ctx.ctx
+        llama_cpp.llama_perf_context_reset(ctx)
+        start = time.perf_counter()
+        out = self._llm.create_completion(
+            tokens,
+            max_tokens=min(request.max_tokens, room),
+            temperature=request.temperature,
+            top_p=request.top_p,
+            seed=request.seed,
+            grammar=grammar,
+        )
+        seconds = time.perf_counter() - start
+        evaluated = llama_cpp.llama_perf_context(ctx).n_p_eval
+        return Completion(
+            text=out["choices"][0]["text"],
+            prompt_tokens=len(tokens),
+            reused_tokens=max(0, len(tokens) - evaluated),
+            generated_tokens=out["usage"]["completion_tokens"],
+            seconds=seconds,
+        )
+
+
+def _context_length(meta: dict[str, str]) -> str | None:
+    for key, value in meta.items():
+        if key.endswith(".context_length"):
+            return value
+    return None
+
+
+@contextlib.contextmanager
+def _quiet_stderr():
+    """Silence C-level writes to stderr (llama.cpp logs) for the duration."""
+    try:
+        fd = os.dup(2)
+    except OSError:  # no stderr to silence
+        yield
+        return
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(fd, 2)
+            os.close(fd)

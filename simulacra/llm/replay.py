@@ -1,0 +1,58 @@
+"""Record/replay: a persistent cache of model answers that makes a rerun free and deterministic.
+
+Keyed by (model file identity, template, rendered prompt, schema, sampling parameters). A
+simulation killed and resumed replays every answer it had already paid for.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from simulacra.llm.completion import Completer, Completion, Request
+
+
+class ReplayCache:
+    """A :class:`Completer` wrapper that answers from disk when it has seen the request."""
+
+    def __init__(self, inner: Completer, path: Path) -> None:
+        self.inner = inner
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
+            " prompt_tokens INT, reused_tokens INT, generated_tokens INT, seconds REAL)"
+        )
+
+    @property
+    def identity(self) -> str:
+        return self.inner.identity
+
+    def complete(self, request: Request) -> Completion:
+        key = request.key(self.identity)
+        row = self._db.execute(
+            "SELECT text, prompt_tokens, reused_tokens, generated_tokens FROM answers"
+            " WHERE key = ?",
+            (key,),
+        ).fetchone()
+        if row is not None:
+            text, prompt_tokens, reused, generated = row
+            return Completion(text, prompt_tokens, reused, generated, 0.0, cache_hit=True)
+        done = self.inner.complete(request)
+        self._db.execute(
+            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                done.text,
+                done.prompt_tokens,
+                done.reused_tokens,
+                done.generated_tokens,
+                done.seconds,
+            ),
+        )
+        return done
+
+    def close(self) -> None:
+        self._db.close()

@@ -1,0 +1,159 @@
+"""Answer schemas: bounded fields, run-time enums, the shape sentence a prompt ends with, and
+the worst-case token count of an answer (so ``max_tokens`` never cuts a valid answer short)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+
+class Answer(BaseModel):
+    """Base of every answer schema: no extra keys, fields in the order the prompt names them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def text(max_length: int, description: str | None = None) -> Any:
+    """A bounded, non-empty string field type."""
+    return Annotated[str, Field(min_length=1, max_length=max_length, description=description)]
+
+
+def one_of(options: Sequence[Any]) -> Any:
+    """A field type admitting exactly ``options`` (place names, people present, indices...)."""
+    unique = tuple(dict.fromkeys(options))
+    if not unique:
+        raise ValueError("a choice needs at least one option")
+    return Literal[unique]  # type: ignore[valid-type]
+
+
+def choice_model(options: Sequence[str]) -> type[Answer]:
+    return create_model("Choice", __base__=Answer, choice=(one_of(options), ...))
+
+
+@lru_cache(maxsize=512)
+def _schema_text(model: type[BaseModel]) -> str:
+    return json.dumps(model.model_json_schema(), sort_keys=True)
+
+
+def json_schema(model: type[BaseModel]) -> dict:
+    """The JSON schema of ``model``; every string and array in it must be bounded."""
+    schema = json.loads(_schema_text(model))
+    _check_bounded(schema, schema, model.__name__)
+    return schema
+
+
+def _deref(node: dict, root: dict) -> dict:
+    while "$ref" in node:
+        name = node["$ref"].rsplit("/", 1)[-1]
+        node = root["$defs"][name]
+    return node
+
+
+def _check_bounded(node: dict, root: dict, where: str) -> None:
+    node = _deref(node, root)
+    if "enum" in node or "const" in node:
+        return
+    kind = node.get("type")
+    if kind == "string" and "maxLength" not in node:
+        raise TypeError(f"{where}: unbounded string; give it a max_length")
+    if kind == "array":
+        if "maxItems" not in node:
+            raise TypeError(f"{where}: unbounded list; give it a max_length")
+        _check_bounded(node["items"], root, where + "[]")
+    if kind == "object":
+        for name, sub in node.get("properties", {}).items():
+            _check_bounded(sub, root, f"{where}.{name}")
+    for sub in node.get("anyOf", []):
+        _check_bounded(sub, root, where)
+
+
+def max_answer_tokens(schema: dict) -> int:
+    """Tokens enough for the longest answer the grammar admits.
+
+    Every token carries at least one byte, so a byte bound is a token bound. String characters
+    count 4 bytes (UTF-8 worst case); separators allow one optional space.
+    """
+    return _max_bytes(schema, schema) + 8
+
+
+def _max_bytes(node: dict, root: dict) -> int:
+    node = _deref(node, root)
+    if "enum" in node:
+        return max(len(json.dumps(v).encode()) for v in node["enum"]) + 1
+    if "const" in node:
+        return len(json.dumps(node["const"]).encode()) + 1
+    if "anyOf" in node:
+        return max(_max_bytes(sub, root) for sub in node["anyOf"])
+    kind = node.get("type")
+    if kind == "string":
+        return 4 * node["maxLength"] + 3
+    if kind == "integer":
+        return 21
+    if kind == "number":
+        return 32
+    if kind == "boolean":
+        return 6
+    if kind == "null":
+        return 5
+    if kind == "array":
+        return 3 + node["maxItems"] * (_max_bytes(node["items"], root) + 2)
+    if kind == "object":
+        props = node.get("properties", {})
+        return 3 + sum(len(json.dumps(k)) + 4 + _max_bytes(v, root) for k, v in props.items())
+    raise TypeError(f"unsupported schema node {node}")
+
+
+def shape_sentence(schema: dict) -> str:
+    """The closing line of every structured prompt: what the JSON must look like."""
+    return "Answer with JSON only, in exactly this shape:\n" + _shape(schema, schema)
+
+
+def _shape(node: dict, root: dict, description: str | None = None) -> str:
+    description = node.get("description", description)
+    node = _deref(node, root)
+    description = node.get("description", description)
+    if "enum" in node:
+        return _enum_shape(node["enum"], description)
+    if "const" in node:
+        return json.dumps(node["const"], ensure_ascii=False)
+    kind = node.get("type")
+    if kind == "object":
+        fields = ", ".join(
+            f"{json.dumps(k)}: {_shape(v, root)}" for k, v in node.get("properties", {}).items()
+        )
+        return "{" + fields + "}"
+    if kind == "array":
+        item = _shape(node["items"], root)
+        lo, hi = node.get("minItems", 0), node["maxItems"]
+        if hi == 1:
+            return f"[{item}]" if lo == 1 else f"[{item}] (or [] for none)"
+        count = f"exactly {hi}" if lo == hi else f"{lo} to {hi}"
+        return f"[{item}, ...] ({count} items)"
+    if kind == "string":
+        what = description or "text"
+        return f'"<{what}, at most {node["maxLength"]} characters>"'
+    if kind == "boolean":
+        return f"<{description + ': ' if description else ''}true or false>"
+    if kind in ("integer", "number"):
+        return f"<{description or kind}>"
+    return "<value>"
+
+
+def _enum_shape(options: list, description: str | None) -> str:
+    label = f"{description}: " if description else ""
+    ints = [o for o in options if isinstance(o, int)]
+    if len(ints) == len(options) and ints == list(range(min(ints), max(ints) + 1)):
+        return f"<{label}integer {min(ints)}-{max(ints)}>"
+    if len(options) > 8:
+        return f"<{label}one of the options listed above, written exactly>"
+    return (
+        "<"
+        + label
+        + "one of "
+        + ", ".join(json.dumps(o, ensure_ascii=False) for o in options)
+        + ">"
+    )

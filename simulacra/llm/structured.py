@@ -1,0 +1,72 @@
+"""The :class:`LanguageModel` the product uses: grammar-constrained answers over any completer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pydantic import ValidationError
+
+from simulacra.llm.calllog import CallLog
+from simulacra.llm.completion import Completer, Request
+from simulacra.llm.interface import LanguageModel, M, ModelOutputError, Prompt
+from simulacra.llm.schema import json_schema, max_answer_tokens, shape_sentence
+from simulacra.settings import LLMSettings
+
+
+class StructuredModel(LanguageModel):
+    """Builds each request (prompt + shape sentence + schema + sampling), logs it, parses it.
+
+    ``retries`` extra attempts with another seed follow an answer that does not parse; under
+    a grammar that only happens when an answer is cut off, and the log counts it either way.
+    """
+
+    def __init__(
+        self,
+        completer: Completer,
+        settings: LLMSettings,
+        log: CallLog | None = None,
+        *,
+        retries: int = 1,
+    ) -> None:
+        self.completer = completer
+        self.settings = settings
+        self.log = log or CallLog(None)
+        self.retries = retries
+
+    def _request(
+        self, prompt: Prompt, user: str, schema: dict | None, max_tokens: int, seed: int | None
+    ) -> Request:
+        return Request(
+            template=prompt.template,
+            system=prompt.system,
+            user=user,
+            schema=schema,
+            max_tokens=max_tokens,
+            temperature=self.settings.temperature,
+            top_p=self.settings.top_p,
+            seed=self.settings.seed if seed is None else seed,
+        )
+
+    def generate(self, prompt: Prompt, schema: type[M], *, seed: int | None = None) -> M:
+        spec = json_schema(schema)
+        user = f"{prompt.user.rstrip()}\n\n{shape_sentence(spec)}"
+        request = self._request(prompt, user, spec, max_answer_tokens(spec), seed)
+        for attempt in range(self.retries + 1):
+            done = self.completer.complete(request)
+            try:
+                value = schema.model_validate_json(done.text)
+            except ValidationError as e:
+                self.log.record(prompt, done, parsed=False)
+                error = e
+                request = replace(request, seed=request.seed + 7919 * (attempt + 1))
+                continue
+            self.log.record(prompt, done, parsed=True)
+            return value
+        raise ModelOutputError(
+            f"{prompt.template}: the answer did not parse: {error.errors()[0]['msg']}"
+        )
+
+    def text(self, prompt: Prompt, *, max_tokens: int, seed: int | None = None) -> str:
+        done = self.completer.complete(self._request(prompt, prompt.user, None, max_tokens, seed))
+        self.log.record(prompt, done, parsed=True)
+        return done.text.strip()

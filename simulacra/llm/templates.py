@@ -1,0 +1,153 @@
+"""Prompt templates: ``NAME.prompt.toml`` files beside the code that uses them.
+
+A template file holds a ``description``, the ``schema`` its answer is bound to (``module:attr``,
+a pydantic model or a function of the template's variables returning one), the ``user`` text
+(Jinja2), and an ``[example]`` table of variables, so ``simulacra prompts try NAME`` runs it
+without any setup. Every prompt's system text is the shared preamble plus the agent's identity:
+the stable prefix llama.cpp keeps in its KV cache between calls.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from pydantic import BaseModel
+
+from simulacra.errors import UserError
+from simulacra.llm.interface import LanguageModel, Prompt
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+SUFFIX = ".prompt.toml"
+PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+PREAMBLE = (Path(__file__).with_name("preamble.txt")).read_text(encoding="utf-8").strip()
+
+_env = jinja2.Environment(
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=False,
+    autoescape=False,
+)
+
+
+def system_text(identity: str) -> str:
+    """The stable prefix of every prompt: the preamble, then who is thinking."""
+    return f"{PREAMBLE}\n\n{identity.strip()}" if identity.strip() else PREAMBLE
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    path: Path
+    description: str
+    schema_ref: str
+    user: str
+    example: dict[str, Any] = field(default_factory=dict)
+
+    def schema(self, **variables: Any) -> type[BaseModel]:
+        """The answer schema; built from the variables when options exist only at run time."""
+        module_name, _, attr = self.schema_ref.partition(":")
+        target = getattr(importlib.import_module(module_name), attr)
+        if isinstance(target, type) and issubclass(target, BaseModel):
+            return target
+        return target(**variables)
+
+    def render(self, *, identity: str = "", agent: str | None = None, **variables: Any) -> Prompt:
+        try:
+            user = _compiled(self.path, self.user).render(**variables)
+        except jinja2.UndefinedError as e:
+            raise UserError(
+                f"template variable missing: {e.message}",
+                file=self.path,
+                fix="pass it (see the [example] table of the template for every variable)",
+            ) from None
+        return Prompt(self.name, system_text(identity), user.strip(), agent)
+
+    def ask(
+        self,
+        model: LanguageModel,
+        *,
+        identity: str = "",
+        agent: str | None = None,
+        seed: int | None = None,
+        **variables: Any,
+    ) -> Any:
+        """Render, generate under the bound schema, return the parsed answer."""
+        prompt = self.render(identity=identity, agent=agent, **variables)
+        return model.generate(prompt, self.schema(**variables), seed=seed)
+
+    def ask_example(
+        self,
+        model: LanguageModel,
+        *,
+        seed: int | None = None,
+        variables: dict[str, Any] | None = None,
+    ) -> Any:
+        return self.ask(model, seed=seed, **(self.example if variables is None else variables))
+
+
+@cache
+def _compiled(path: Path, source: str) -> jinja2.Template:
+    try:
+        return _env.from_string(source)
+    except jinja2.TemplateSyntaxError as e:
+        raise UserError(
+            f"template syntax: {e.message}", file=path, field=f"user, line {e.lineno}"
+        ) from None
+
+
+def load_template(path: Path) -> PromptTemplate:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise UserError(f"not valid TOML: {e}", file=path) from None
+    for key in ("description", "schema", "user"):
+        if not isinstance(data.get(key), str):
+            raise UserError(f"missing text field {key!r}", file=path, field=key)
+    return PromptTemplate(
+        name=path.name.removesuffix(SUFFIX),
+        path=path,
+        description=data["description"].strip(),
+        schema_ref=data["schema"],
+        user=data["user"],
+        example=data.get("example", {}),
+    )
+
+
+def template_beside(module_file: str, name: str) -> PromptTemplate:
+    """The template ``NAME.prompt.toml`` in the directory of the calling module."""
+    return _load_cached(Path(module_file).resolve().with_name(name + SUFFIX))
+
+
+@cache
+def _load_cached(path: Path) -> PromptTemplate:
+    return load_template(path)
+
+
+def all_templates() -> dict[str, PromptTemplate]:
+    """Every template shipped in the package, by name."""
+    found = {}
+    for path in sorted(PACKAGE_ROOT.rglob("*" + SUFFIX)):
+        template = _load_cached(path)
+        found[template.name] = template
+    return found
+
+
+def find_template(name: str) -> PromptTemplate:
+    templates = all_templates()
+    if name not in templates:
+        raise UserError(
+            f"no prompt template named {name!r}",
+            fix="see `simulacra prompts list` for the names",
+        )
+    return templates[name]

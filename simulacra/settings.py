@@ -1,0 +1,164 @@
+"""Every tunable of simulacra in one place.
+
+Defaults follow the paper (Park et al., 2023) where it gives a number, and the original
+implementation ("Reverie") where only the code does; each says which. A TOML file with the
+same sections overrides any of them (``simulacra --config FILE``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from simulacra.errors import UserError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+def default_cache_dir() -> Path:
+    """Where replay caches live unless a setting says otherwise."""
+    if env := os.environ.get("SIMULACRA_CACHE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "simulacra"
+
+
+class LLMSettings(_Section):
+    model: Path | None = Field(
+        None, description="GGUF file; else SIMULACRA_MODEL, a .gguf in models/, the embedded model"
+    )
+    n_ctx: int = Field(4096, ge=512, description="context window in tokens")
+    n_threads: int | None = Field(None, ge=1, description="CPU threads; default: all cores")
+    n_gpu_layers: int = Field(0, ge=-1, description="layers offloaded to a GPU; -1 = all")
+    n_batch: int = Field(512, ge=1)
+    seed: int = 42
+    temperature: float = Field(0.6, ge=0.0, le=2.0)
+    top_p: float = Field(0.95, gt=0.0, le=1.0)
+    kv_cache_mb: int = Field(
+        512, ge=0, description="RAM for saved KV states, so agents keep their prefixes; 0 = off"
+    )
+    cache: bool = Field(True, description="record/replay cache of model answers")
+    cache_dir: Path = Field(default_factory=default_cache_dir)
+
+
+class EmbedSettings(_Section):
+    model: str | None = Field(
+        None, description="a local sentence-transformers model dir; default: all-MiniLM-L6-v2"
+    )
+    batch_size: int = Field(64, ge=1)
+    device: str = "cpu"
+
+
+class RetrievalSettings(_Section):
+    # Paper §4.1: all weights 1; recency decays by 0.995 per game hour since last access.
+    recency_weight: float = Field(1.0, ge=0.0)
+    importance_weight: float = Field(1.0, ge=0.0)
+    relevance_weight: float = Field(1.0, ge=0.0)
+    decay: float = Field(0.995, gt=0.0, le=1.0, description="recency factor per game hour")
+    top_k: int = Field(10, ge=1, description="memories put in a prompt by default")
+
+    @classmethod
+    def preset(cls, name: Literal["paper", "reverie"]) -> RetrievalSettings:
+        """``paper``: the published defaults; ``reverie``: the weights of the original code."""
+        if name == "paper":
+            return cls()
+        if name == "reverie":
+            return cls(recency_weight=0.5, relevance_weight=3.0, importance_weight=2.0, decay=0.99)
+        raise UserError(f"unknown retrieval preset {name!r}", fix="use 'paper' or 'reverie'")
+
+
+class ReflectionSettings(_Section):
+    threshold: int = Field(150, ge=1, description="importance sum that triggers a reflection")
+    recent: int = Field(100, ge=1, description="memories the questions are drawn from")
+    questions: int = Field(3, ge=1, le=5)
+    insights_per_question: int = Field(5, ge=1, le=5)
+    evidence_per_question: int = Field(
+        12, ge=1, le=30, description="memories retrieved per question and cited by index"
+    )
+
+
+class AgentSettings(_Section):
+    summary_refresh_hours: float = Field(
+        6.0, gt=0.0, description="game hours between refreshes of the agent summary"
+    )
+    inner_voice_importance: int = Field(9, ge=1, le=10)
+    interview_memories: int = Field(
+        12, ge=1, description="memories retrieved to answer an interview question"
+    )
+
+
+class PerceptionSettings(_Section):
+    # Reverie: vision_r = 8, att_bandwidth = 8, retention = 8.
+    vision_radius: int = Field(8, ge=1)
+    attention_bandwidth: int = Field(8, ge=1)
+    retention: int = Field(8, ge=1)
+
+
+class ConversationSettings(_Section):
+    max_utterances: int = Field(8, ge=2, description="Reverie allows 16; small models ramble")
+    cooldown_minutes: int = Field(
+        120, ge=0, description="game minutes before the same pair talks again (Reverie: ~800 steps)"
+    )
+    memories_about_partner: int = Field(8, ge=1)
+
+
+class PlanSettings(_Section):
+    decompose_minutes: int = Field(
+        120, ge=30, description="how far ahead a block is cut into 5-15 minute actions"
+    )
+    place_choices: int = Field(
+        12, ge=2, description="candidate places offered to the model when it places an action"
+    )
+
+
+class SimSettings(_Section):
+    step_seconds: int = Field(10, ge=1, description="game seconds per step (Reverie: 10)")
+    checkpoint_every: int = Field(60, ge=1, description="steps between checkpoints")
+
+
+class Settings(_Section):
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    embed: EmbedSettings = Field(default_factory=EmbedSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    reflection: ReflectionSettings = Field(default_factory=ReflectionSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    perception: PerceptionSettings = Field(default_factory=PerceptionSettings)
+    conversation: ConversationSettings = Field(default_factory=ConversationSettings)
+    plan: PlanSettings = Field(default_factory=PlanSettings)
+    sim: SimSettings = Field(default_factory=SimSettings)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Settings:
+        """Defaults, overridden by a TOML file with the same sections when one is given."""
+        if path is None:
+            return cls()
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UserError("no such settings file", file=path) from None
+        except tomllib.TOMLDecodeError as e:
+            raise UserError(f"not valid TOML: {e}", file=path) from None
+        return cls.from_dict(data, source=path)
+
+    @classmethod
+    def from_dict(cls, data: dict, source: str | Path = "settings") -> Settings:
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            err = e.errors()[0]
+            field = ".".join(str(p) for p in err["loc"])
+            raise UserError(
+                err["msg"], file=source, field=field, fix="see simulacra/settings.py"
+            ) from None

@@ -1,0 +1,71 @@
+"""Shared fixtures. Tests never touch the user's caches; real-model fixtures load once."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _private_cache(tmp_path_factory):
+    # Set before any Settings() is built: the replay and embedding caches live here.
+    path = tmp_path_factory.mktemp("simulacra-cache")
+    os.environ["SIMULACRA_CACHE_DIR"] = str(path)
+    os.environ.pop("SIMULACRA_MODEL", None)
+    yield path
+
+
+@pytest.fixture
+def settings():
+    from simulacra.settings import Settings
+
+    return Settings()
+
+
+@pytest.fixture
+def scripted():
+    """A function building a model over the scripted backend: ``scripted({template: answer})``."""
+    from simulacra.llm import open_model
+    from simulacra.llm.scripted import ScriptedModel
+    from simulacra.settings import Settings
+
+    def build(scripts=None, log_dir: Path | None = None):
+        settings = Settings()
+        settings.llm.cache = False
+        backend = ScriptedModel(scripts)
+        model = open_model(settings.llm, completer=backend, log_dir=log_dir)
+        return model  # model.completer is the ScriptedModel
+
+    return build
+
+
+@pytest.fixture(scope="session")
+def real_backend():
+    """llama.cpp with the embedded SmolLM2-135M (loads in a fraction of a second)."""
+    from simulacra.llm.llama import LlamaCppModel
+    from simulacra.llm.resolve import embedded_model
+    from simulacra.settings import Settings
+
+    return LlamaCppModel(embedded_model(), Settings().llm)
+
+
+@pytest.fixture
+def real_model(real_backend, tmp_path):
+    from simulacra.llm import StructuredModel
+    from simulacra.llm.calllog import CallLog
+    from simulacra.settings import Settings
+
+    return StructuredModel(real_backend, Settings().llm, CallLog(tmp_path / "calls.jsonl"))
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    """all-MiniLM-L6-v2 through sentence-transformers (importing torch takes seconds: once)."""
+    from simulacra.embed import open_embedder
+    from simulacra.settings import Settings
+
+    embedder = open_embedder(Settings().embed, cache_dir=None)
+    embedder.inner.model  # noqa: B018
+    return embedder

@@ -1,0 +1,57 @@
+"""The real llama.cpp backend with the embedded SmolLM2-135M."""
+
+import pytest
+from pydantic import Field, create_model
+
+from simulacra.llm.interface import Prompt
+from simulacra.llm.llama import grammar_text
+from simulacra.llm.schema import Answer, json_schema, one_of, text
+
+pytestmark = pytest.mark.real
+
+PLACES = ["Hobbs Cafe: counter", "Johnson Park: bench", "Oak Hill College: library desk"]
+
+
+def errand_schema():
+    step = create_model(
+        "Step",
+        __base__=Answer,
+        place=(one_of(PLACES), ...),
+        action=(text(40), ...),
+        minutes=(one_of([5, 10, 15]), ...),
+    )
+    return create_model(
+        "Errands",
+        __base__=Answer,
+        mood=(text(20), ...),
+        steps=(list[step], Field(min_length=1, max_length=3)),
+    )
+
+
+def test_nested_schema_with_enum_always_parses(real_model):
+    prompt = Prompt(
+        "errands",
+        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
+        "Plan two errands for this morning, each at one of these places: " + "; ".join(PLACES),
+        agent="Isabella Rodriguez",
+    )
+    for seed in range(5):
+        answer = real_model.generate(prompt, errand_schema(), seed=seed)
+        assert 1 <= len(answer.steps) <= 3
+        assert all(step.place in PLACES for step in answer.steps)
+    totals = real_model.log.totals
+    assert totals.calls == 5 and totals.parse_failures == 0
+    assert totals.generated_tokens > 0 and totals.seconds > 0
+    # Same prompt again and again: llama.cpp reuses the prefix it already holds.
+    assert totals.reused_tokens > totals.prompt_tokens / 2
+
+
+def test_strings_in_the_grammar_are_single_line_json():
+    grammar = grammar_text(json_schema(errand_schema()))
+    assert r'char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/]' in grammar
+
+
+def test_model_info_comes_from_the_gguf(real_backend):
+    info = real_backend.info
+    assert info.chat_template == "from the GGUF"
+    assert info.n_ctx == 4096 and info.n_ctx_train == 8192

@@ -1,0 +1,72 @@
+import json
+
+import pytest
+from pydantic import create_model
+
+from simulacra.llm.schema import (
+    Answer,
+    choice_model,
+    json_schema,
+    max_answer_tokens,
+    one_of,
+    shape_sentence,
+    text,
+)
+
+
+class Step(Answer):
+    place: one_of(["Hobbs Cafe", "Johnson Park"])  # type: ignore[valid-type]
+    minutes: one_of([5, 10, 15])  # type: ignore[valid-type]
+
+
+class Plan(Answer):
+    title: text(40, "what the plan is about")
+    steps: list[Step]  # no max_length: refused
+
+
+def bounded_plan():
+    from pydantic import Field
+
+    return create_model(
+        "Plan",
+        __base__=Answer,
+        title=(text(40, "what the plan is about"), ...),
+        steps=(list[Step], Field(min_length=1, max_length=3)),
+    )
+
+
+def test_unbounded_fields_are_refused():
+    class Loose(Answer):
+        note: str
+
+    with pytest.raises(TypeError, match="unbounded string"):
+        json_schema(Loose)
+    with pytest.raises(TypeError, match="unbounded list"):
+        json_schema(Plan)
+
+
+def test_shape_sentence_names_every_field_and_option():
+    sentence = shape_sentence(json_schema(bounded_plan()))
+    assert sentence.startswith("Answer with JSON only")
+    assert '"title": "<what the plan is about, at most 40 characters>"' in sentence
+    assert '"Hobbs Cafe", "Johnson Park"' in sentence
+    assert "1 to 3 items" in sentence
+
+
+def test_integer_ranges_read_as_ranges():
+    model = create_model("R", __base__=Answer, rating=(one_of(range(1, 11)), ...))
+    assert "<integer 1-10>" in shape_sentence(json_schema(model))
+
+
+def test_many_options_point_at_the_list_in_the_prompt():
+    model = choice_model([f"place {i}" for i in range(20)])
+    assert "one of the options listed above" in shape_sentence(json_schema(model))
+
+
+def test_token_bound_covers_the_longest_valid_answer():
+    schema = json_schema(bounded_plan())
+    longest = {
+        "title": "\u00e9" * 40,  # 2 bytes each in UTF-8
+        "steps": [{"place": "Johnson Park", "minutes": 15}] * 3,
+    }
+    assert max_answer_tokens(schema) >= len(json.dumps(longest, ensure_ascii=False).encode())

@@ -1,0 +1,56 @@
+"""The structured model over the scripted backend: parsing, retries, logging, choices."""
+
+import pytest
+from pydantic import Field, create_model
+
+from simulacra.llm import ModelOutputError
+from simulacra.llm.calllog import read_calls, summarise
+from simulacra.llm.interface import Prompt
+from simulacra.llm.schema import Answer, one_of, text
+
+PROMPT = Prompt("test", "system text", "user text", agent="Klaus Mueller")
+
+
+def nested_schema():
+    item = create_model(
+        "Item", __base__=Answer, where=(one_of(["cafe", "park"]), ...), what=(text(30), ...)
+    )
+    return create_model("Outer", __base__=Answer, items=(list[item], Field(max_length=2)))
+
+
+def test_generate_parses_a_nested_answer(scripted):
+    model = scripted({"test": {"items": [{"where": "park", "what": "walk"}]}})
+    answer = model.generate(PROMPT, nested_schema())
+    assert answer.items[0].where == "park"
+    request = model.completer.requests[0]
+    assert request.schema["$defs"]["Item"]["properties"]["where"]["enum"] == ["cafe", "park"]
+    assert "Answer with JSON only" in request.user  # the prompt states the shape
+
+
+def test_an_answer_outside_the_enum_is_retried_and_logged(scripted, tmp_path):
+    bad = {"items": [{"where": "moon", "what": "walk"}]}
+    good = {"items": [{"where": "cafe", "what": "coffee"}]}
+    model = scripted({"test": [bad, good]}, log_dir=tmp_path)
+    assert model.generate(PROMPT, nested_schema()).items[0].where == "cafe"
+    seeds = [r.seed for r in model.completer.requests]
+    assert seeds[0] != seeds[1]
+    stats = summarise(read_calls(tmp_path / "calls.jsonl"))
+    assert stats.total.calls == 2 and stats.total.parse_failures == 1
+    assert stats.by_agent["Klaus Mueller"].calls == 2
+
+
+def test_without_retries_a_bad_answer_raises(scripted):
+    model = scripted({"test": "{not json"})
+    model.retries = 0
+    with pytest.raises(ModelOutputError):
+        model.generate(PROMPT, nested_schema())
+
+
+def test_choose_returns_one_of_the_options(scripted):
+    model = scripted({"test": {"choice": "Johnson Park"}})
+    assert model.choose(PROMPT, ["Hobbs Cafe", "Johnson Park"]) == "Johnson Park"
+
+
+def test_unscripted_templates_get_the_simplest_valid_answer(scripted):
+    answer = scripted().generate(PROMPT, nested_schema())
+    assert answer.items == []

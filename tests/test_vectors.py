@@ -1,0 +1,38 @@
+"""Chroma round trip in a temporary directory (real Chroma, telemetry off)."""
+
+import numpy as np
+
+from simulacra.memory.vectors import VectorStore, collection_name
+
+
+def unit(v):
+    v = np.asarray(v, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+def test_round_trip_survives_reopening(tmp_path):
+    vectors = VectorStore(tmp_path / "chroma").collection("Isabella Rodriguez")
+    data = np.stack([unit([1, 0, 0]), unit([0, 1, 0]), unit([1, 1, 0])])
+    vectors.upsert([1, 2, 3], data)
+    vectors.delete([2])
+
+    reopened = VectorStore(tmp_path / "chroma").collection("Isabella Rodriguez")
+    ids, stored = reopened.all()
+    assert sorted(ids) == [1, 3]
+    assert np.allclose(stored[ids.index(3)], data[2], atol=1e-6)
+    nearest = reopened.nearest(unit([1, 0.1, 0]), 1)
+    assert nearest[0][0] == 1 and nearest[0][1] > 0.9
+
+
+def test_each_agent_has_its_own_collection(tmp_path):
+    store = VectorStore(tmp_path / "chroma")
+    store.collection("Klaus Mueller").upsert([1], unit([1, 0])[None, :])
+    assert store.collection("Maria Lopez").count() == 0
+
+
+def test_collection_names_follow_chroma_rules():
+    name = collection_name("Isabella Rodriguez")
+    assert name.startswith("isabella-rodriguez-") and len(name) <= 63
+    assert collection_name("Zoë") != collection_name("Zoé")
+    assert collection_name("A" * 200) == collection_name("A" * 200)
+    assert len(collection_name("A" * 200)) <= 63
