@@ -69,3 +69,34 @@ def real_embedder():
     embedder = open_embedder(Settings().embed, cache_dir=None)
     embedder.inner.model  # noqa: B018
     return embedder
+
+
+class WordEmbedder:
+    """A deterministic stand-in for logic tests: hashed bag of words, L2-normalised."""
+
+    identity = "words"
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.calls = 0
+
+    def embed(self, texts):
+        import hashlib
+
+        import numpy as np
+
+        self.calls += 1
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for row, text in enumerate(texts):
+            for word in text.lower().replace(".", " ").replace(",", " ").split():
+                out[row, int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1, norms)
+
+    def embed_one(self, text):
+        return self.embed([text])[0]
+
+
+@pytest.fixture
+def word_embedder():
+    return WordEmbedder()

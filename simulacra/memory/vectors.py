@@ -6,6 +6,7 @@ and its telemetry is off.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -42,21 +43,31 @@ class VectorStore:
         )
 
     def collection(self, agent: str) -> AgentVectors:
-        return AgentVectors(
-            self._client.get_or_create_collection(
-                collection_name(agent),
-                embedding_function=None,
-                configuration={"hnsw": {"space": "cosine"}},
-                metadata={"agent": agent},
-            )
-        )
+        return AgentVectors(self._client, collection_name(agent), agent)
 
 
 class AgentVectors:
     """One agent's vectors, keyed by memory id."""
 
-    def __init__(self, collection) -> None:
-        self._c = collection
+    def __init__(self, client, name: str, agent: str) -> None:
+        self._client = client
+        self._name = name
+        self._agent = agent
+        self._c = self._open()
+
+    def _open(self):
+        return self._client.get_or_create_collection(
+            self._name,
+            embedding_function=None,
+            configuration={"hnsw": {"space": "cosine"}},
+            metadata={"agent": self._agent},
+        )
+
+    def rebuild(self) -> None:
+        """Start the collection afresh (its owner re-adds every vector from the records)."""
+        with contextlib.suppress(Exception):
+            self._client.delete_collection(self._name)
+        self._c = self._open()
 
     def upsert(self, ids: Sequence[int], vectors: np.ndarray) -> None:
         if len(ids):

@@ -1,0 +1,419 @@
+"""A generative agent you can talk to: a persona, its memory stream, and a language model.
+
+Usable by itself, the way people use LangChain's ``GenerativeAgent``::
+
+    agent = GenerativeAgent.create("agents/klaus", persona, at=datetime(2023, 2, 13, 8))
+    agent.observe("Maria Lopez is reading about the physics of cities")
+    agent.interview("Who shares your passion for research?")
+
+Game time always comes from the caller; a method called without ``at`` uses the agent's clock
+(the latest time it was given).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Literal
+
+from simulacra import gametime
+from simulacra.cognition import summary as summary_mod
+from simulacra.cognition.interview import INTERVIEW
+from simulacra.cognition.react import CARRY_ON, DO, REACT
+from simulacra.cognition.respond import RESPOND, Line
+from simulacra.cognition.summary import Summary
+from simulacra.embed import Embedder, open_embedder
+from simulacra.errors import UserError
+from simulacra.llm import LanguageModel, open_model
+from simulacra.memory import importance, reflection
+from simulacra.memory.record import Kind, MemoryRecord, NewMemory
+from simulacra.memory.store import MemoryStore
+from simulacra.memory.stream import MemoryStream, Retrieved
+from simulacra.persona import Persona
+from simulacra.settings import Settings
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PERSONA_FILE = "persona.toml"
+INNER_VOICE = "resolves"  # predicate marking an inner-voice memory, which plans follow
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """What an agent does about an observation: nothing, a new activity, or words."""
+
+    kind: Literal["none", "act", "say"]
+    text: str | None = None
+
+
+@dataclass(frozen=True)
+class Utterance:
+    text: str
+    ends_conversation: bool
+
+
+class GenerativeAgent:
+    def __init__(
+        self,
+        persona: Persona,
+        stream: MemoryStream,
+        model: LanguageModel,
+        settings: Settings,
+        *,
+        now: datetime,
+        store: MemoryStore | None = None,
+    ) -> None:
+        self.persona = persona
+        self.stream = stream
+        self.model = model
+        self.settings = settings
+        self.now = now
+        self.status = "going about the day"
+        self.currently = persona.currently
+        self.importance_since_reflection = 0
+        self._summary: Summary | None = None
+        self._summary_at: datetime | None = None
+        # A standalone agent commits after every call; a simulation commits at checkpoints.
+        self._store = store
+
+    @property
+    def name(self) -> str:
+        return self.persona.name
+
+    def __repr__(self) -> str:
+        return (
+            f"<GenerativeAgent {self.name}: {len(self.stream)} memories, {self.now:%Y-%m-%d %H:%M}>"
+        )
+
+    # -- creating and opening --------------------------------------------------------------
+
+    @classmethod
+    def create(
+        cls,
+        directory: str | Path,
+        persona: Persona,
+        *,
+        at: datetime,
+        settings: Settings | None = None,
+        model: LanguageModel | None = None,
+        embedder: Embedder | None = None,
+    ) -> GenerativeAgent:
+        """A new agent stored in ``directory``; its seed memories are rated in one call."""
+        directory = Path(directory)
+        if (directory / PERSONA_FILE).exists():
+            raise UserError(
+                "an agent already lives here",
+                file=directory,
+                fix="pick a new directory, or open it with GenerativeAgent.open",
+            )
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / PERSONA_FILE).write_text(persona_toml(persona), encoding="utf-8")
+        agent = cls._build(directory, persona, at, settings, model, embedder)
+        agent.observe_many(persona.seed_memories(), at=at)
+        return agent
+
+    @classmethod
+    def open(
+        cls,
+        directory: str | Path,
+        *,
+        settings: Settings | None = None,
+        model: LanguageModel | None = None,
+        embedder: Embedder | None = None,
+    ) -> GenerativeAgent:
+        directory = Path(directory)
+        path = directory / PERSONA_FILE
+        if not path.is_file():
+            raise UserError(
+                "no agent here",
+                file=directory,
+                fix="create one with `simulacra agent new DIR --name ...`",
+            )
+        try:
+            persona = Persona.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+        except (tomllib.TOMLDecodeError, ValueError) as e:
+            raise UserError(f"unreadable persona: {e}", file=path) from None
+        agent = cls._build(directory, persona, None, settings, model, embedder)
+        return agent
+
+    @classmethod
+    def _build(cls, directory, persona, at, settings, model, embedder) -> GenerativeAgent:
+        settings = settings or Settings()
+        store = MemoryStore(directory)
+        model = model or open_model(settings.llm, log_dir=directory)
+        embedder = embedder or open_embedder(settings.embed, settings.llm.cache_dir)
+        stream = store.stream(persona.name, embedder, settings.retrieval)
+        state = store.load_state(persona.name)
+        agent = cls(
+            persona, stream, model, settings, now=at or datetime(2023, 2, 13, 7), store=store
+        )
+        if state is not None:
+            agent.set_state(state)
+        return agent
+
+    def _commit(self) -> None:
+        if self._store is not None:
+            self._store.save_state(self.name, self.get_state())
+            self._store.commit()
+
+    def detach(self) -> None:
+        """Stop committing after each call: a simulation commits at its checkpoints."""
+        self._store = None
+
+    # -- state -----------------------------------------------------------------------------
+
+    def get_state(self) -> dict:
+        return {
+            "now": self.now.isoformat(),
+            "status": self.status,
+            "currently": self.currently,
+            "importance_since_reflection": self.importance_since_reflection,
+            "summary": self._summary.model_dump() if self._summary else None,
+            "summary_at": self._summary_at.isoformat() if self._summary_at else None,
+        }
+
+    def set_state(self, state: dict) -> None:
+        self.now = datetime.fromisoformat(state["now"])
+        self.status = state["status"]
+        self.currently = state["currently"]
+        self.importance_since_reflection = state["importance_since_reflection"]
+        self._summary = Summary(**state["summary"]) if state["summary"] else None
+        self._summary_at = (
+            datetime.fromisoformat(state["summary_at"]) if state["summary_at"] else None
+        )
+
+    def _at(self, at: datetime | None) -> datetime:
+        if at is not None:
+            self.now = max(self.now, at)
+            return at
+        return self.now
+
+    # -- who the agent is ------------------------------------------------------------------
+
+    @property
+    def identity(self) -> str:
+        """Name, traits and the summary description: the stable head of every prompt."""
+        return summary_mod.identity(self.persona, self._summary, self.currently)
+
+    def refresh_summary(self, at: datetime | None = None, *, force: bool = False) -> Summary:
+        """Recompute the summary description if it is older than the refresh interval."""
+        now = self._at(at)
+        refresh = self.settings.agent.summary_refresh_hours
+        if force or summary_mod.stale(self._summary_at, now, refresh):
+            self._summary = summary_mod.summarise(self.model, self.stream, self.persona, now=now)
+            self._summary_at = now
+        return self._summary
+
+    # -- memory ----------------------------------------------------------------------------
+
+    def observe(self, text: str, at: datetime | None = None) -> MemoryRecord:
+        """Record an observation; its importance is rated by the model (idle events: 1)."""
+        return self.observe_many([text], at)[0]
+
+    def observe_many(
+        self, observations: Sequence[str | NewMemory], at: datetime | None = None
+    ) -> list[MemoryRecord]:
+        """Record several memories at once; their importance is rated in a single call."""
+        now = self._at(at)
+        new = [o if isinstance(o, NewMemory) else NewMemory(o) for o in observations]
+        records = self.remember(new, now)
+        self._commit()
+        return records
+
+    def remember(self, memories: Sequence[NewMemory], now: datetime) -> list[MemoryRecord]:
+        """Rate, store, and reflect if enough has happened (no commit)."""
+        rated = importance.rate(self.model, memories, name=self.name, identity=self.identity)
+        records = self.stream.add(rated, now)
+        self.importance_since_reflection += sum(
+            r.importance for r in records if r.kind in (Kind.OBSERVATION, Kind.CHAT)
+        )
+        self.reflect_if_due(now)
+        return records
+
+    def reflect_if_due(self, at: datetime | None = None) -> list[MemoryRecord]:
+        now = self._at(at)
+        if not reflection.due(self.importance_since_reflection, self.settings.reflection):
+            return []
+        self.importance_since_reflection = 0
+        return reflection.reflect(
+            self.model,
+            self.stream,
+            name=self.name,
+            identity=self.identity,
+            now=now,
+            settings=self.settings.reflection,
+        )
+
+    def memories(
+        self, query: str, k: int | None = None, at: datetime | None = None
+    ) -> list[Retrieved]:
+        """What the agent would retrieve for ``query``, with each score component.
+
+        Looking does not count as remembering: last-access times are left as they are.
+        """
+        return self.stream.retrieve(query, self._at(at), k, touch=False)
+
+    def inner_voice(self, statement: str, at: datetime | None = None) -> MemoryRecord:
+        """A statement the agent takes as its own resolve (paper §3.1): a high-importance
+        thought that its next plans follow."""
+        now = self._at(at)
+        memory = NewMemory(
+            statement.strip(),
+            Kind.REFLECTION,
+            importance=self.settings.agent.inner_voice_importance,
+            subject=self.name,
+            predicate=INNER_VOICE,
+            object=statement.strip(),
+        )
+        (record,) = self.stream.add([memory], now)
+        self._commit()
+        return record
+
+    def resolutions(self, since: datetime) -> list[MemoryRecord]:
+        """Inner-voice statements received since ``since``."""
+        return [
+            r for r in self.stream.since(since, [Kind.REFLECTION]) if r.predicate == INNER_VOICE
+        ]
+
+    # -- talking and reacting --------------------------------------------------------------
+
+    def interview(
+        self,
+        question: str,
+        interviewer: str = "a news reporter",
+        *,
+        remember: bool = False,
+        at: datetime | None = None,
+    ) -> str:
+        """Answer in character from memory. Leaves no trace unless ``remember`` is true."""
+        now = self._at(at)
+        self.refresh_summary(now)
+        k = self.settings.agent.interview_memories
+        memories = self.stream.retrieve(question, now, k, touch=remember)
+        answer = INTERVIEW.ask(
+            self.model,
+            identity=self.identity,
+            agent=self.name,
+            name=self.name,
+            now=gametime.describe(now),
+            interviewer=interviewer[:1].upper() + interviewer[1:],
+            question=question,
+            memories=[m.record.description for m in memories],
+        ).answer
+        if remember:
+            transcript = (
+                f'{interviewer} asked {self.name}: "{question}" {self.name} answered: "{answer}"'
+            )
+            self.remember([NewMemory(transcript, Kind.CHAT)], now)
+            self._commit()
+        return answer
+
+    def react(self, observation: str, at: datetime | None = None) -> Reaction:
+        """Observe, then decide whether to carry on, do something else, or say something."""
+        now = self._at(at)
+        self.refresh_summary(now)
+        self.remember([NewMemory(observation)], now)
+        memories = self.stream.retrieve(observation, now, self.settings.retrieval.top_k)
+        answer = REACT.ask(
+            self.model,
+            identity=self.identity,
+            agent=self.name,
+            name=self.name,
+            now=gametime.describe(now),
+            status=self.status,
+            observation=observation,
+            memories=[m.record.description for m in memories],
+        )
+        self._commit()
+        if answer.choice == CARRY_ON:
+            return Reaction("none")
+        if answer.choice == DO:
+            self.status = answer.content
+            return Reaction("act", answer.content)
+        return Reaction("say", answer.content)
+
+    def respond(
+        self,
+        conversation: Sequence[Line | tuple[str, str]],
+        partner: str | None = None,
+        *,
+        setting: str = "nearby",
+        at: datetime | None = None,
+    ) -> Utterance:
+        """The agent's next line in a conversation, or its end. When the agent ends it, the
+        transcript is stored as a chat memory."""
+        now = self._at(at)
+        self.refresh_summary(now)
+        lines = [line if isinstance(line, Line) else Line(*line) for line in conversation]
+        partner = partner or next(
+            (x.speaker for x in reversed(lines) if x.speaker != self.name), None
+        )
+        if partner is None:
+            raise ValueError("name the partner of a conversation that has no line of theirs yet")
+        k = self.settings.conversation.memories_about_partner
+        query = f"{partner}" + (f" {lines[-1].text}" if lines else "")
+        memories = self.stream.retrieve(query, now, k)
+        answer = RESPOND.ask(
+            self.model,
+            identity=self.identity,
+            agent=self.name,
+            name=self.name,
+            partner=partner,
+            setting=setting,
+            now=gametime.describe(now),
+            memories=[m.record.description for m in memories],
+            history=lines,
+        )
+        utterance = Utterance(answer.says, answer.end)
+        if utterance.ends_conversation:
+            self.remember_conversation([*lines, Line(self.name, utterance.text)], partner, at=now)
+        else:
+            self._commit()
+        return utterance
+
+    def remember_conversation(
+        self, lines: Sequence[Line], partner: str, at: datetime | None = None
+    ) -> MemoryRecord:
+        """Store a conversation's transcript as one chat memory."""
+        now = self._at(at)
+        transcript = " ".join(str(line) for line in lines)
+        memory = NewMemory(
+            f"Conversation with {partner}: {transcript}"[:2000],
+            Kind.CHAT,
+            subject=self.name,
+            predicate="chats with",
+            object=partner,
+        )
+        (record,) = self.remember([memory], now)
+        self._commit()
+        return record
+
+
+def persona_toml(persona: Persona) -> str:
+    """The persona as a small TOML file a person can read and edit."""
+
+    def q(text: str) -> str:
+        return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+
+    life = persona.lifestyle
+    return "\n".join(
+        [
+            f"name = {q(persona.name)}",
+            f"age = {persona.age}",
+            f"innate = {q(persona.innate)}",
+            f"learned = {q(persona.learned)}",
+            f"currently = {q(persona.currently)}",
+            "",
+            "[lifestyle]",
+            f"wake = {life.wake:%H:%M}:00",
+            f"sleep = {life.sleep:%H:%M}:00",
+            f"notes = {q(life.notes)}",
+            "",
+        ]
+    )

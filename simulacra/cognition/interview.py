@@ -1,0 +1,12 @@
+"""Interviews (paper §6.1): answer a question in character, from memory."""
+
+from __future__ import annotations
+
+from simulacra.llm.schema import Answer, text
+from simulacra.llm.templates import template_beside
+
+INTERVIEW = template_beside(__file__, "interview")
+
+
+class InterviewAnswer(Answer):
+    answer: text(500, "the answer, in the first person")

@@ -1,0 +1,66 @@
+"""The agent summary description (paper appendix A), cached and refreshed on game time.
+
+Three retrievals — core characteristics, daily occupation, feeling about recent progress —
+summarised in one call. It is part of the agent's identity, the stable prefix of its prompts.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from simulacra.llm.interface import LanguageModel
+from simulacra.llm.schema import Answer, text
+from simulacra.llm.templates import template_beside
+from simulacra.memory.stream import MemoryStream
+from simulacra.persona import Persona
+
+SUMMARY = template_beside(__file__, "summary")
+
+
+class Summary(Answer):
+    core_characteristics: text(240, "their core characteristics")
+    occupation: text(200, "their current daily occupation")
+    feeling: text(240, "how they feel about their recent progress")
+
+
+def identity(persona: Persona, summary: Summary | None, currently: str = "") -> str:
+    """Who the agent is, in a few lines: the head of every one of its prompts."""
+    lines = [f"Name: {persona.name} (age {persona.age})", f"Innate traits: {persona.innate}"]
+    if summary is not None:
+        lines += [
+            f"Core characteristics: {summary.core_characteristics}",
+            f"Occupation: {summary.occupation}",
+            f"Feeling about recent progress: {summary.feeling}",
+        ]
+    currently = currently or persona.currently
+    if currently:
+        lines.append(f"Currently: {currently}")
+    return "\n".join(lines)
+
+
+def stale(refreshed_at: datetime | None, now: datetime, refresh_hours: float) -> bool:
+    return refreshed_at is None or now - refreshed_at >= timedelta(hours=refresh_hours)
+
+
+def summarise(
+    model: LanguageModel, stream: MemoryStream, persona: Persona, *, now: datetime, k: int = 6
+) -> Summary:
+    name = persona.name
+    character, occupation, progress = stream.retrieve_many(
+        [
+            f"{name}'s core characteristics",
+            f"{name}'s current daily occupation",
+            f"{name}'s feeling about their recent progress in life",
+        ],
+        now,
+        k,
+    )
+    return SUMMARY.ask(
+        model,
+        identity=identity(persona, None),
+        agent=name,
+        name=name,
+        character=[h.record.description for h in character],
+        occupation=[h.record.description for h in occupation],
+        progress=[h.record.description for h in progress],
+    )

@@ -1,0 +1,67 @@
+"""A directory of memory: SQLite for records and saved state, Chroma for vectors.
+
+One store holds any number of agents (one Chroma collection each). Writes gather in one
+SQLite transaction until :meth:`MemoryStore.commit`, which first writes pending vectors to
+Chroma and then commits, so a process killed at any moment leaves the last commit intact;
+on reopening, each stream reconciles Chroma with SQLite.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from simulacra.embed import Embedder
+from simulacra.memory.stream import SCHEMA, MemoryStream
+from simulacra.memory.vectors import VectorStore
+from simulacra.settings import RetrievalSettings
+
+DB_FILE = "memory.sqlite"
+CHROMA_DIR = "chroma"
+
+
+class MemoryStore:
+    def __init__(self, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.directory = directory
+        self._db = sqlite3.connect(directory / DB_FILE, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute(SCHEMA)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+        )
+        self._db.commit()
+        self._vectors = VectorStore(directory / CHROMA_DIR)
+        self._streams: dict[str, MemoryStream] = {}
+
+    def stream(self, agent: str, embedder: Embedder, weights: RetrievalSettings) -> MemoryStream:
+        if agent not in self._streams:
+            self._streams[agent] = MemoryStream(
+                agent, self._db, self._vectors.collection(agent), embedder, weights
+            )
+        return self._streams[agent]
+
+    def agents(self) -> list[str]:
+        rows = self._db.execute("SELECT DISTINCT agent FROM memories ORDER BY agent")
+        return [r[0] for r in rows]
+
+    def load_state(self, key: str) -> Any | None:
+        row = self._db.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def save_state(self, key: str, value: Any) -> None:
+        """Joins the open transaction: saved state and memories commit together."""
+        self._db.execute(
+            "INSERT OR REPLACE INTO state VALUES (?, ?)", (key, json.dumps(value, sort_keys=True))
+        )
+
+    def commit(self) -> None:
+        for stream in self._streams.values():
+            stream.flush()
+        self._db.commit()
+
+    def close(self) -> None:
+        self._db.close()

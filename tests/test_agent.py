@@ -1,0 +1,196 @@
+"""The GenerativeAgent library API, with the scripted model (logic) and a word embedder."""
+
+import re
+from datetime import datetime, timedelta
+
+import pytest
+
+from simulacra import GenerativeAgent, Line, Persona, Settings
+from simulacra.errors import UserError
+from simulacra.memory import Kind
+
+T0 = datetime(2023, 2, 13, 8, 0)
+
+ISABELLA = Persona(
+    name="Isabella Rodriguez",
+    age=34,
+    innate="friendly, outgoing, hospitable",
+    learned="Isabella Rodriguez runs Hobbs Cafe; Isabella Rodriguez is planning a Valentine's Day "
+    "party at Hobbs Cafe on February 14th from 5pm; Isabella Rodriguez is friends with Maria Lopez",
+)
+
+
+def rate_by_count(request):
+    n = len(re.findall(r"^Memory \d+:", request.user, re.MULTILINE))
+    return {"ratings": [5] * n}
+
+
+@pytest.fixture
+def build(tmp_path, scripted, word_embedder):
+    def make(scripts=None, directory=None):
+        model = scripted({"importance": rate_by_count, **(scripts or {})})
+        settings = Settings()
+        agent = GenerativeAgent.create(
+            directory or tmp_path / "isabella",
+            ISABELLA,
+            at=T0,
+            settings=settings,
+            model=model,
+            embedder=word_embedder,
+        )
+        return agent, model.completer
+
+    return make
+
+
+def test_seed_memories_are_rated_in_one_call(build):
+    agent, backend = build()
+    assert [r.description for r in agent.stream] == ISABELLA.seed_memories()
+    assert len(backend.calls("importance")) == 1
+    assert all(r.importance == 5 for r in agent.stream)
+
+
+def test_idle_events_cost_no_call_and_batches_cost_one(build):
+    agent, backend = build()
+    agent.observe("the coffee machine is idle", T0 + timedelta(minutes=1))
+    assert len(backend.calls("importance")) == 1
+    idle = agent.stream.recent(1)[0]
+    assert idle.importance == 1
+    agent.observe_many(["Maria Lopez is reading", "Klaus Mueller is writing", "a bell rings"])
+    assert len(backend.calls("importance")) == 2
+
+
+def test_interview_answers_from_memory_without_a_trace(build):
+    agent, backend = build({"interview": {"answer": "Yes, a party at Hobbs Cafe!"}})
+    before = {r.id: r.last_accessed for r in agent.stream}
+    answer = agent.interview("Are you planning anything?", at=T0 + timedelta(hours=2))
+    assert answer == "Yes, a party at Hobbs Cafe!"
+    (request,) = backend.calls("interview")
+    assert "Valentine's Day party" in request.user
+    assert "A news reporter asks Isabella Rodriguez" in request.user
+    assert len(agent.stream) == 3
+    assert {r.id: r.last_accessed for r in agent.stream} == before
+    agent.interview("And then?", interviewer="Maria Lopez", remember=True)
+    assert agent.stream.recent(1)[0].kind is Kind.CHAT
+
+
+def test_inner_voice_is_an_important_thought_without_a_call(build):
+    agent, backend = build()
+    record = agent.inner_voice("I will invite everyone I meet to the party")
+    assert record.importance == 9 and record.kind is Kind.REFLECTION
+    assert len(backend.calls("importance")) == 1
+    assert agent.resolutions(T0) == [record]
+
+
+def test_react_carries_on_acts_or_speaks(build):
+    agent, _ = build(
+        {
+            "react": [
+                {"choice": "carry on", "content": "x"},
+                {"choice": "do something", "content": "turning off the stove"},
+                {"choice": "say something", "content": "Good morning, Maria!"},
+            ]
+        }
+    )
+    assert agent.react("the radio is playing").kind == "none"
+    acted = agent.react("the stove is burning")
+    assert (acted.kind, acted.text, agent.status) == (
+        "act",
+        "turning off the stove",
+        "turning off the stove",
+    )
+    assert agent.react("Maria Lopez walks in").text == "Good morning, Maria!"
+
+
+def test_respond_stores_the_conversation_when_it_ends(build):
+    agent, backend = build(
+        {
+            "respond": [
+                {"says": "Hi Maria! Are you coming to my party?", "end": False},
+                {"says": "See you there!", "end": True},
+            ]
+        }
+    )
+    first = agent.respond([("Maria Lopez", "Hello Isabella!")])
+    assert not first.ends_conversation and len(agent.stream) == 3
+    history = [
+        Line("Maria Lopez", "Hello Isabella!"),
+        Line(agent.name, first.text),
+        Line("Maria Lopez", "Sure!"),
+    ]
+    last = agent.respond(history)
+    assert last.ends_conversation
+    chat = agent.stream.recent(1)[0]
+    assert chat.kind is Kind.CHAT and "See you there!" in chat.description
+    assert chat.object == "Maria Lopez"
+    assert "Maria Lopez: Sure!" in backend.calls("respond")[1].user
+
+
+def test_memories_show_each_score_component(build):
+    agent, _ = build()
+    shown = agent.memories("Valentine's Day party", k=2)
+    assert "party" in shown[0].record.description
+    for hit in shown:
+        assert 0 <= hit.recency <= 1 and 0 <= hit.importance <= 1 and 0 <= hit.relevance <= 1
+        assert hit.score == pytest.approx(hit.recency + hit.importance + hit.relevance)
+
+
+def test_state_survives_reopening(build, tmp_path, scripted, word_embedder):
+    agent, _ = build(
+        {
+            "summary": {
+                "core_characteristics": "warm",
+                "occupation": "runs a cafe",
+                "feeling": "hopeful",
+            }
+        }
+    )
+    agent.refresh_summary(T0 + timedelta(hours=1))
+    agent.observe("Maria Lopez is drinking coffee", T0 + timedelta(hours=2))
+    again = GenerativeAgent.open(tmp_path / "isabella", model=scripted(), embedder=word_embedder)
+    assert again.get_state() == agent.get_state()
+    assert "Occupation: runs a cafe" in again.identity
+    assert len(again.stream) == len(agent.stream)
+
+
+def test_the_summary_refreshes_on_game_time(build):
+    agent, backend = build()
+    agent.refresh_summary(T0)
+    agent.refresh_summary(T0 + timedelta(hours=1))
+    assert len(backend.calls("summary")) == 1
+    agent.refresh_summary(T0 + timedelta(hours=7))
+    assert len(backend.calls("summary")) == 2
+
+
+def test_reflection_happens_past_the_threshold(build):
+    agent, backend = build(
+        {
+            "importance": lambda r: {
+                "ratings": [10] * len(re.findall(r"^Memory \d+:", r.user, re.MULTILINE))
+            },
+            "reflection_questions": {"questions": ["What does Isabella care about?"] * 3},
+            "reflection_insights": {
+                "insights": [{"insight": "Isabella loves her cafe", "because": [1, 2]}]
+            },
+        }
+    )
+    # 3 seed memories and 11 observations at 10 each: 140, short of the 150 threshold.
+    for i in range(11):
+        agent.observe(f"Isabella serves customer number {i}", T0 + timedelta(minutes=i))
+    assert not backend.calls("reflection_questions")
+    agent.observe("Isabella cleans the tables", T0 + timedelta(minutes=20))
+    assert len(backend.calls("reflection_questions")) == 1
+    reflections = [r for r in agent.stream if r.kind is Kind.REFLECTION]
+    assert reflections and all(len(r.evidence) == 2 and r.depth == 1 for r in reflections)
+    assert agent.importance_since_reflection < 150
+
+
+def test_an_existing_agent_is_not_overwritten(build, tmp_path):
+    build()
+    with pytest.raises(UserError, match="already lives here"):
+        build()
+
+
+def test_opening_an_empty_directory_explains_what_to_do(tmp_path):
+    with pytest.raises(UserError, match="no agent here"):
+        GenerativeAgent.open(tmp_path)

@@ -1,0 +1,70 @@
+"""Every agent feature end to end on the real stack: SmolLM2-135M in llama.cpp, the real
+embedder, Chroma and SQLite. The small model's words are nonsense more often than not; what
+is tested is that every answer parses and lands where it should."""
+
+from datetime import datetime, timedelta
+
+import pytest
+
+from simulacra import GenerativeAgent, Persona, Settings
+from simulacra.llm.calllog import read_calls, summarise
+from simulacra.memory import Kind
+
+pytestmark = pytest.mark.real
+
+T0 = datetime(2023, 2, 13, 8, 0)
+
+
+def test_a_real_agent_observes_reflects_answers_reacts_and_talks(tmp_path, real_embedder):
+    settings = Settings()
+    settings.reflection.threshold = 8  # reflect within a few memories, whatever the ratings
+    settings.reflection.questions = 2
+    settings.reflection.insights_per_question = 2
+    persona = Persona(
+        name="Maria Lopez",
+        age=21,
+        innate="energetic, enthusiastic, inquisitive",
+        learned="Maria Lopez is a physics student at Oak Hill College; Maria Lopez streams "
+        "games on Twitch; Maria Lopez has a crush on Klaus Mueller",
+    )
+    maria = GenerativeAgent.create(
+        tmp_path / "maria", persona, at=T0, settings=settings, embedder=real_embedder
+    )
+    maria.observe_many(
+        [
+            "Klaus Mueller is writing a paper about gentrification",
+            "Isabella Rodriguez invited Maria to a Valentine's Day party at Hobbs Cafe",
+            "the kettle is idle",
+        ],
+        T0 + timedelta(minutes=30),
+    )
+    for i in range(6):
+        maria.observe(
+            f"Maria Lopez is solving physics problem {i + 1}", T0 + timedelta(hours=1, minutes=i)
+        )
+    assert any(r.kind is Kind.REFLECTION for r in maria.stream)
+
+    answer = maria.interview("What are you doing on Valentine's Day?")
+    assert isinstance(answer, str) and answer
+    reaction = maria.react("Klaus Mueller walks into the library", T0 + timedelta(hours=2))
+    assert reaction.kind in ("none", "act", "say")
+    utterance = maria.respond([("Klaus Mueller", "Hi Maria, how is your exam prep going?")])
+    assert utterance.text
+    assert maria.inner_voice("I will tell Klaus how I feel").importance == 9
+    assert maria.memories("Klaus")[0].record.description
+
+    log = summarise(read_calls(tmp_path / "maria" / "calls.jsonl"))
+    assert log.total.parse_failures == 0
+    for template in (
+        "importance",
+        "reflection_questions",
+        "reflection_insights",
+        "summary",
+        "interview",
+        "react",
+        "respond",
+    ):
+        assert log.by_template[template].calls + log.by_template[template].cache_hits >= 1
+
+    reopened = GenerativeAgent.open(tmp_path / "maria", settings=settings, embedder=real_embedder)
+    assert len(reopened.stream) == len(maria.stream)
