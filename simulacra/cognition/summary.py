@@ -54,6 +54,7 @@ def summarise(
         ],
         now,
         k,
+        touch=False,  # a cached self-description is upkeep, not an act of remembering
     )
     return SUMMARY.ask(
         model,
