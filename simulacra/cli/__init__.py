@@ -10,7 +10,7 @@ from simulacra.errors import UserError
 
 def main(argv: list[str] | None = None) -> None:
     try:
-        cli.main(args=argv, prog_name="simulacra", standalone_mode=False)
+        code = cli.main(args=argv, prog_name="simulacra", standalone_mode=False)
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
@@ -20,8 +20,6 @@ def main(argv: list[str] | None = None) -> None:
     except Exception as e:  # click's own usage errors
         import click
 
-        if isinstance(e, click.exceptions.Exit):
-            sys.exit(e.exit_code)
         if isinstance(e, click.ClickException):
             e.show()
             sys.exit(e.exit_code)
@@ -29,3 +27,6 @@ def main(argv: list[str] | None = None) -> None:
             print("aborted", file=sys.stderr)
             sys.exit(1)
         raise
+    # Without standalone mode click returns exit codes instead of raising them.
+    if isinstance(code, int) and code:
+        sys.exit(code)

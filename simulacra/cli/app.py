@@ -29,32 +29,26 @@ def cli(ctx: click.Context, config: Path | None) -> None:
     ctx.obj = Settings.load(config)
 
 
-def model_options(command):
-    """--model, --n-ctx, --threads, --gpu-layers, --seed, --no-cache: written into the settings."""
+def model_options(command=None, *, seed: bool = True):
+    """--model, --n-ctx, --threads, --gpu-layers, --seed, --no-cache, written into the settings.
 
-    @click.option(
-        "--model",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="GGUF file. Default: $SIMULACRA_MODEL, a .gguf in models/, the embedded SmolLM2.",
-    )
-    @click.option("--n-ctx", type=int, help="Context window in tokens.")
-    @click.option("--threads", type=int, help="CPU threads for llama.cpp.")
-    @click.option("--gpu-layers", type=int, help="Layers to offload to a GPU (-1: all).")
-    @click.option("--seed", type=int, help="Sampling seed.")
-    @click.option(
-        "--no-cache", is_flag=True, help="Ask the model even for answers already recorded."
-    )
+    ``seed=False`` leaves --seed to the command (``agent new`` uses it for seed memories).
+    """
+    if command is None:
+        return functools.partial(model_options, seed=seed)
+
     @functools.wraps(command)
-    def wrapper(*args, model, n_ctx, threads, gpu_layers, seed, no_cache, **kwargs):
+    def wrapper(*args, **kwargs):
         llm = click.get_current_context().obj.llm
-        for option, name, value in (
-            ("--model", "model", model),
-            ("--n-ctx", "n_ctx", n_ctx),
-            ("--threads", "n_threads", threads),
-            ("--gpu-layers", "n_gpu_layers", gpu_layers),
-            ("--seed", "seed", seed),
-            ("--no-cache", "cache", False if no_cache else None),
-        ):
+        options = {
+            "--model": ("model", kwargs.pop("model")),
+            "--n-ctx": ("n_ctx", kwargs.pop("n_ctx")),
+            "--threads": ("n_threads", kwargs.pop("threads")),
+            "--gpu-layers": ("n_gpu_layers", kwargs.pop("gpu_layers")),
+            "--seed": ("seed", kwargs.pop("sampling_seed", None)),
+            "--no-cache": ("cache", False if kwargs.pop("no_cache") else None),
+        }
+        for option, (name, value) in options.items():
             if value is not None:
                 try:
                     setattr(llm, name, value)
@@ -62,11 +56,31 @@ def model_options(command):
                     raise UserError(e.errors()[0]["msg"], field=option) from None
         return command(*args, **kwargs)
 
+    decorators = [
+        click.option(
+            "--model",
+            type=click.Path(dir_okay=False, path_type=Path),
+            help="GGUF file. Default: $SIMULACRA_MODEL, a .gguf in models/, the embedded SmolLM2.",
+        ),
+        click.option("--n-ctx", type=int, help="Context window in tokens."),
+        click.option("--threads", type=int, help="CPU threads for llama.cpp."),
+        click.option("--gpu-layers", type=int, help="Layers to offload to a GPU (-1: all)."),
+        click.option("--no-cache", is_flag=True, help="Ask the model even for recorded answers."),
+    ]
+    if seed:
+        decorators.append(click.option("--seed", "sampling_seed", type=int, help="Sampling seed."))
+    for decorate in reversed(decorators):
+        wrapper = decorate(wrapper)
     return wrapper
 
 
 def register() -> None:
-    from simulacra.cli import model_commands  # noqa: F401
+    # Each command group registers itself on import.
+    from simulacra.cli import (
+        agent_commands,  # noqa: F401
+        model_commands,  # noqa: F401
+        world_commands,  # noqa: F401
+    )
 
 
 register()
