@@ -21,9 +21,9 @@ from typing import Literal
 
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
+from simulacra.cognition.dialogue import Line, next_line, remember_conversation
 from simulacra.cognition.interview import INTERVIEW
 from simulacra.cognition.react import CARRY_ON, DO, REACT
-from simulacra.cognition.respond import RESPOND, Line
 from simulacra.cognition.summary import Summary
 from simulacra.embed import Embedder, open_embedder
 from simulacra.errors import UserError
@@ -42,6 +42,7 @@ else:  # pragma: no cover
 
 PERSONA_FILE = "persona.toml"
 INNER_VOICE = "resolves"  # predicate marking an inner-voice memory, which plans follow
+RATINGS_KEPT = 500
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,10 @@ class GenerativeAgent:
         self.status = "going about the day"
         self.currently = persona.currently
         self.importance_since_reflection = 0
+        # Observations seen before keep their rating: an agent who sees "John Lin is
+        # sleeping" every night asks the model once. Saved with the state, so resumed runs
+        # ask exactly what uninterrupted ones would.
+        self.ratings: dict[str, int] = {}
         self._summary: Summary | None = None
         self._summary_at: datetime | None = None
         # A standalone agent commits after every call; a simulation commits at checkpoints.
@@ -174,6 +179,7 @@ class GenerativeAgent:
             "status": self.status,
             "currently": self.currently,
             "importance_since_reflection": self.importance_since_reflection,
+            "ratings": dict(self.ratings),
             "summary": self._summary.model_dump() if self._summary else None,
             "summary_at": self._summary_at.isoformat() if self._summary_at else None,
         }
@@ -183,6 +189,7 @@ class GenerativeAgent:
         self.status = state["status"]
         self.currently = state["currently"]
         self.importance_since_reflection = state["importance_since_reflection"]
+        self.ratings = dict(state.get("ratings", {}))
         self._summary = Summary(**state["summary"]) if state["summary"] else None
         self._summary_at = (
             datetime.fromisoformat(state["summary_at"]) if state["summary_at"] else None
@@ -228,7 +235,11 @@ class GenerativeAgent:
 
     def remember(self, memories: Sequence[NewMemory], now: datetime) -> list[MemoryRecord]:
         """Rate, store, and reflect if enough has happened (no commit)."""
-        rated = importance.rate(self.model, memories, name=self.name, identity=self.identity)
+        rated = importance.rate(
+            self.model, memories, name=self.name, identity=self.identity, known=self.ratings
+        )
+        for stale in list(self.ratings)[: max(0, len(self.ratings) - RATINGS_KEPT)]:
+            del self.ratings[stale]
         records = self.stream.add(rated, now)
         self.importance_since_reflection += sum(
             r.importance for r in records if r.kind in (Kind.OBSERVATION, Kind.CHAT)
@@ -347,7 +358,7 @@ class GenerativeAgent:
         at: datetime | None = None,
     ) -> Utterance:
         """The agent's next line in a conversation, or its end. When the agent ends it, the
-        transcript is stored as a chat memory."""
+        transcript (with a planning note and a memo) goes into its memory."""
         now = self._at(at)
         self.refresh_summary(now)
         lines = [line if isinstance(line, Line) else Line(*line) for line in conversation]
@@ -356,43 +367,12 @@ class GenerativeAgent:
         )
         if partner is None:
             raise ValueError("name the partner of a conversation that has no line of theirs yet")
-        k = self.settings.conversation.memories_about_partner
-        query = f"{partner}" + (f" {lines[-1].text}" if lines else "")
-        memories = self.stream.retrieve(query, now, k)
-        answer = RESPOND.ask(
-            self.model,
-            identity=self.identity,
-            agent=self.name,
-            name=self.name,
-            partner=partner,
-            setting=setting,
-            now=gametime.describe(now),
-            memories=[m.record.description for m in memories],
-            history=lines,
-        )
+        answer = next_line(self, partner, lines, now=now, setting=setting)
         utterance = Utterance(answer.says, answer.end)
         if utterance.ends_conversation:
-            self.remember_conversation([*lines, Line(self.name, utterance.text)], partner, at=now)
-        else:
-            self._commit()
-        return utterance
-
-    def remember_conversation(
-        self, lines: Sequence[Line], partner: str, at: datetime | None = None
-    ) -> MemoryRecord:
-        """Store a conversation's transcript as one chat memory."""
-        now = self._at(at)
-        transcript = " ".join(str(line) for line in lines)
-        memory = NewMemory(
-            f"Conversation with {partner}: {transcript}"[:2000],
-            Kind.CHAT,
-            subject=self.name,
-            predicate="chats with",
-            object=partner,
-        )
-        (record,) = self.remember([memory], now)
+            remember_conversation(self, partner, [*lines, Line(self.name, utterance.text)], now)
         self._commit()
-        return record
+        return utterance
 
 
 def persona_toml(persona: Persona) -> str:

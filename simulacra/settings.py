@@ -46,7 +46,7 @@ class LLMSettings(_Section):
     temperature: float = Field(0.6, ge=0.0, le=2.0)
     top_p: float = Field(0.95, gt=0.0, le=1.0)
     kv_cache_mb: int = Field(
-        512, ge=0, description="RAM for saved KV states, so agents keep their prefixes; 0 = off"
+        512, ge=0, description="RAM for saved KV prefixes, one per agent identity; 0 = off"
     )
     cache: bool = Field(True, description="record/replay cache of model answers")
     cache_dir: Path = Field(default_factory=default_cache_dir)
@@ -120,10 +120,13 @@ class PlanSettings(_Section):
     place_choices: int = Field(
         12, ge=2, description="candidate places offered to the model when it places an action"
     )
+    react_cooldown_minutes: int = Field(
+        20, ge=0, description="game minutes before deciding again about the same person or thing"
+    )
 
 
 class SimSettings(_Section):
-    step_seconds: int = Field(10, ge=1, description="game seconds per step (Reverie: 10)")
+    # The step length is the world's (its scenario.toml: 10 game seconds, as in Reverie).
     checkpoint_every: int = Field(60, ge=1, description="steps between checkpoints")
 
 

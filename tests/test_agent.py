@@ -120,9 +120,11 @@ def test_respond_stores_the_conversation_when_it_ends(build):
     ]
     last = agent.respond(history)
     assert last.ends_conversation
-    chat = agent.stream.recent(1)[0]
+    chat, note, memo = agent.stream.recent(3)
     assert chat.kind is Kind.CHAT and "See you there!" in chat.description
     assert chat.object == "Maria Lopez"
+    assert note.evidence == memo.evidence == (chat.id,)
+    assert note.description.startswith("For Isabella Rodriguez's planning")
     assert "Maria Lopez: Sure!" in backend.calls("respond")[1].user
 
 

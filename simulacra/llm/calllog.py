@@ -26,6 +26,8 @@ class CallLog:
             self._file = path.open("a", encoding="utf-8", buffering=1)
         self.totals = Totals()
         self.last: dict | None = None
+        # Added to every entry: a simulation sets {"step": n} so calls map to game time.
+        self.tags: dict = {}
 
     def record(self, prompt: Prompt, done: Completion, *, parsed: bool) -> dict:
         entry = {
@@ -38,6 +40,7 @@ class CallLog:
             "seconds": round(done.seconds, 4),
             "cache_hit": done.cache_hit,
             "parsed": parsed,
+            **self.tags,
         }
         self.totals.add(entry)
         self.last = entry

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import json
 import os
 import re
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,6 +69,7 @@ class LlamaCppModel:
         self._identity = file_identity(path)
         self._llm = None
         self._grammars: dict[str, object] = {}
+        self._prefixes = PrefixStates(settings.kv_cache_mb << 20)
 
     def _load(self):
         """Load on first need: a run answered entirely from the replay cache never loads."""
@@ -169,6 +172,8 @@ class LlamaCppModel:
                 fix="raise n_ctx (--n-ctx) or lower retrieval.top_k",
             )
         grammar = self._grammar(request.schema) if request.schema is not None else None
+        key = request.system
+        self._prefixes.restore(self._llm, key, tokens)
         ctx = self._llm._ctx.ctx
         llama_cpp.llama_perf_context_reset(ctx)
         start = time.perf_counter()
@@ -182,6 +187,7 @@ class LlamaCppModel:
         )
         seconds = time.perf_counter() - start
         evaluated = llama_cpp.llama_perf_context(ctx).n_p_eval
+        self._prefixes.save(self._llm, key)
         return Completion(
             text=out["choices"][0]["text"],
             prompt_tokens=len(tokens),
@@ -189,6 +195,63 @@ class LlamaCppModel:
             generated_tokens=out["usage"]["completion_tokens"],
             seconds=seconds,
         )
+
+
+class PrefixStates:
+    """KV-cache states saved per system text (the preamble and an agent's identity).
+
+    llama.cpp only reuses the prefix its context still holds, and calls for different agents
+    interleave; restoring the agent's own saved state before its call turns hundreds of
+    prompt tokens into a copy of a few megabytes. Least recently used states go first.
+    """
+
+    def __init__(self, capacity_bytes: int) -> None:
+        self.capacity = capacity_bytes
+        self._states: OrderedDict[str, tuple[list[int], object, int]] = OrderedDict()
+
+    def save(self, llm, key: str) -> None:
+        import llama_cpp
+
+        if self.capacity <= 0:
+            return
+        ctx = llm._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        used = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        self._states.pop(key, None)
+        self._states[key] = (list(llm.input_ids[: llm.n_tokens]), buffer, used)
+        while self._states and sum(s[2] for s in self._states.values()) > self.capacity:
+            self._states.popitem(last=False)
+
+    def restore(self, llm, key: str, tokens: list[int]) -> None:
+        """Load the saved state for ``key`` if it shares more of ``tokens`` than the live
+        context does."""
+        import llama_cpp
+
+        saved = self._states.get(key)
+        if saved is None:
+            return
+        saved_tokens, buffer, used = saved
+        if _common(saved_tokens, tokens) <= _common(llm.input_ids[: llm.n_tokens], tokens):
+            return
+        llm._ctx.kv_cache_clear()
+        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, used, 0) != used:
+            llm._ctx.kv_cache_clear()  # a failed restore: evaluate from scratch
+            llm.n_tokens = 0
+            return
+        llm.input_ids[: len(saved_tokens)] = saved_tokens
+        llm.n_tokens = len(saved_tokens)
+        llm._requires_eval = True  # logits are not restored: re-evaluate the last token
+        self._states.move_to_end(key)
+
+
+def _common(a, b) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _context_length(meta: dict[str, str]) -> str | None:

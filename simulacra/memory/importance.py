@@ -10,7 +10,7 @@ from pydantic import Field, create_model
 from simulacra.llm.interface import LanguageModel
 from simulacra.llm.schema import Answer, one_of
 from simulacra.llm.templates import template_beside
-from simulacra.memory.record import NewMemory
+from simulacra.memory.record import Kind, NewMemory
 
 IMPORTANCE = template_beside(__file__, "importance")
 
@@ -36,19 +36,37 @@ def is_trivial(memory: NewMemory) -> bool:
 
 
 def rate(
-    model: LanguageModel, memories: Sequence[NewMemory], *, name: str, identity: str
+    model: LanguageModel,
+    memories: Sequence[NewMemory],
+    *,
+    name: str,
+    identity: str,
+    known: dict[str, int] | None = None,
 ) -> list[NewMemory]:
-    """Fill in every missing importance: trivial events get 1, the rest share one model call."""
-    todo = [i for i, m in enumerate(memories) if m.importance is None and not is_trivial(m)]
-    rated = list(memories)
+    """Fill in every missing importance: trivial events get 1, descriptions rated before (in
+    ``known``) keep their rating, the rest share one model call and join ``known``."""
+    known = {} if known is None else known
+    rated = [
+        m
+        if m.importance is not None
+        else replace(m, importance=TRIVIAL)
+        if is_trivial(m)
+        else replace(m, importance=known[m.description])
+        if m.description in known
+        else m
+        for m in memories
+    ]
+    todo = [i for i, m in enumerate(rated) if m.importance is None]
     if todo:
         answer = IMPORTANCE.ask(
             model,
             identity=identity,
             agent=name,
             name=name,
-            memories=[memories[i].description for i in todo],
+            memories=[rated[i].description for i in todo],
         )
         for i, rating in zip(todo, answer.ratings, strict=True):
-            rated[i] = replace(memories[i], importance=rating)
-    return [m if m.importance is not None else replace(m, importance=TRIVIAL) for m in rated]
+            rated[i] = replace(rated[i], importance=rating)
+            if rated[i].kind is Kind.OBSERVATION:
+                known[rated[i].description] = rating
+    return rated

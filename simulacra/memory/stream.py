@@ -159,6 +159,10 @@ class MemoryStream:
     def get(self, memory_id: int) -> MemoryRecord:
         return self._records[memory_id]
 
+    def since_id(self, first: int) -> list[MemoryRecord]:
+        """Memories with ids from ``first`` on (ids are consecutive), oldest first."""
+        return [self._records[i] for i in range(max(first, 1), self.next_id())]
+
     def recent(self, n: int, kinds: Iterable[Kind] | None = None) -> list[MemoryRecord]:
         """The ``n`` newest memories (by creation time), oldest first."""
         wanted = set(kinds) if kinds is not None else None
@@ -176,18 +180,24 @@ class MemoryStream:
 
     # -- writing ---------------------------------------------------------------------------
 
+    def next_id(self) -> int:
+        """The id the next memory added will get (memories of one batch get consecutive ids)."""
+        return max(self._records, default=0) + 1
+
     def add(self, memories: Sequence[NewMemory], at: datetime) -> list[MemoryRecord]:
         """Store rated memories created at game time ``at``, embedding them in one batch."""
         if not memories:
             return []
         if any(m.importance is None for m in memories):
             raise ValueError("rate importance before adding (see simulacra.memory.importance)")
-        next_id = max(self._records, default=0) + 1
-        records = []
+        next_id = self.next_id()
+        records: list[MemoryRecord] = []
         for offset, m in enumerate(memories):
             depth = 0
             if m.kind is Kind.REFLECTION and m.evidence:
-                depth = 1 + max(self._records[i].depth for i in m.evidence)
+                # Evidence may be an earlier memory of this same batch.
+                known = {**self._records, **{r.id: r for r in records}}
+                depth = 1 + max(known[i].depth for i in m.evidence)
             elif m.kind is Kind.REFLECTION:
                 depth = 1
             records.append(

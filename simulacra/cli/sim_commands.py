@@ -1,0 +1,244 @@
+"""`simulacra run`, and what can be done with a simulation directory between runs:
+fork, interview, whisper, set, log."""
+
+from __future__ import annotations
+
+import signal
+import time
+from datetime import datetime
+from pathlib import Path
+
+import click
+from rich.console import Group
+from rich.live import Live
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from simulacra import gametime
+from simulacra.cli.app import cli, model_options
+from simulacra.cli.console import console
+from simulacra.errors import UserError
+from simulacra.settings import Settings
+from simulacra.sim import rundir
+from simulacra.sim.eventlog import EVENTS_FILE, read_events
+from simulacra.sim.loop import Simulation, StepReport, match_name
+
+SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+
+
+@cli.command()
+@click.argument("world", required=False, type=click.Path(path_type=Path))
+@click.option(
+    "--hours",
+    type=click.FloatRange(min=0, min_open=True),
+    default=2.0,
+    show_default=True,
+    help="Game hours to simulate (with --resume: more hours).",
+)
+@click.option("--agents", help="Comma-separated names of the residents to include.")
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Simulation directory. Default: runs/WORLD-TIME/.",
+)
+@click.option(
+    "--resume",
+    "resume",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Continue the simulation in this directory from its last checkpoint.",
+)
+@model_options
+@click.pass_obj
+def run(
+    settings: Settings,
+    world: Path | None,
+    hours: float,
+    agents: str | None,
+    out: Path | None,
+    resume: Path | None,
+) -> None:
+    """Simulate WORLD (e.g. worlds/smallville-3) for some game hours, or --resume a run.
+
+    Ctrl-C checkpoints and stops cleanly; `simulacra run --resume DIR` carries on.
+    """
+    hours_given = click.get_current_context().get_parameter_source("hours").name != "DEFAULT"
+    if resume is not None:
+        if world is not None:
+            raise UserError("give either WORLD or --resume DIR, not both", field="--resume")
+        sim = Simulation.resume(resume, overrides=settings.llm)
+        if hours_given:
+            sim.extend(hours)
+    else:
+        if world is None:
+            raise UserError(
+                "which world?",
+                field="WORLD",
+                fix="e.g. simulacra run worlds/smallville-3 --hours 2",
+            )
+        names = [a.strip() for a in agents.split(",")] if agents else None
+        out = out or Path("runs") / f"{world.resolve().name}-{datetime.now():%Y%m%d-%H%M%S}"
+        console.print(f"setting up {world} in {out} ...")
+        sim = Simulation.create(world, out, hours=hours, settings=settings, agents=names)
+    _run_live(sim)
+
+
+def _run_live(sim: Simulation) -> None:
+    stop = {"asked": False}
+
+    def on_interrupt(signum, frame):  # noqa: ARG001
+        if stop["asked"]:
+            raise KeyboardInterrupt
+        stop["asked"] = True
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    total = sim.meta.total_steps
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[info]}"),
+        console=console,
+    )
+    task = progress.add_task(
+        gametime.describe(sim.now), total=total, completed=sim.step_no, info=""
+    )
+    table = Table(box=None, show_header=False)
+    started = time.monotonic()
+    shown = {"at": 0.0}
+
+    def on_step(report: StepReport) -> None:
+        now = time.monotonic()
+        if now - shown["at"] < 0.25 and report.step + 1 < total:
+            return
+        shown["at"] = now
+        t = sim.model.log.totals
+        speed = t.generated_tokens / t.seconds if t.seconds else 0.0
+        progress.update(
+            task,
+            completed=report.step + 1,
+            description=gametime.describe(report.time),
+            info=f"{t.calls} model calls · {speed:.0f} tok/s",
+        )
+        rows = Table(box=None, show_header=False, padding=(0, 1))
+        for name, action in report.actions.items():
+            rows.add_row(name, action[:90])
+        live.update(Group(progress, rows))
+
+    try:
+        with Live(
+            Group(progress, table), console=console, refresh_per_second=4, transient=False
+        ) as live:
+            sim.run(on_step=on_step, should_stop=lambda: stop["asked"])
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        sim.close()
+    t = sim.model.log.totals
+    state = "stopped (Ctrl-C) at" if stop["asked"] else "finished at"
+    console.print(
+        f"{state} {gametime.describe(sim.now)}, step {sim.step_no}/{total}, "
+        f"in {time.monotonic() - started:.0f} s · {t.calls} model calls "
+        f"({t.cache_hits} from cache) · {t.parse_failures} parse failures"
+    )
+    console.print(
+        f"run: {sim.directory}   next: simulacra log {sim.directory}"
+        + ("" if not stop["asked"] else f" · simulacra run --resume {sim.directory}")
+    )
+
+
+@cli.command()
+@click.argument("source", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("target", type=click.Path(file_okay=False, path_type=Path))
+def fork(source: Path, target: Path) -> None:
+    """Copy the simulation in SOURCE to TARGET, to continue it differently."""
+    rundir.fork(source, target)
+    console.print(f"forked {source} into {target}; continue with simulacra run --resume {target}")
+
+
+def _open(directory: Path, settings: Settings) -> Simulation:
+    return Simulation.open(directory, overrides=settings.llm)
+
+
+@cli.command()
+@SIM_DIR
+@click.argument("agent")
+@click.argument("question")
+@click.option("--as", "interviewer", default="a news reporter", show_default=True)
+@model_options
+@click.pass_obj
+def interview(
+    settings: Settings, directory: Path, agent: str, question: str, interviewer: str
+) -> None:
+    """Ask AGENT of the simulation in DIRECTORY a QUESTION; the answer comes from memory."""
+    sim = _open(directory, settings)
+    resident = sim.resident(agent)
+    answer = resident.agent.interview(question, interviewer, at=sim.now)
+    console.print(f"{resident.name}: {answer}")
+    sim.close()
+
+
+@cli.command()
+@SIM_DIR
+@click.argument("agent")
+@click.argument("statement")
+@click.pass_obj
+def whisper(settings: Settings, directory: Path, agent: str, statement: str) -> None:
+    """Speak as AGENT's inner voice: STATEMENT becomes its resolve, followed by its next plans."""
+    sim = _open(directory, settings)
+    resident = sim.resident(agent)
+    record = resident.agent.inner_voice(statement, sim.now)
+    sim.checkpoint()
+    sim.close()
+    console.print(f"{resident.name} resolves: {record.description}")
+
+
+@cli.command("set")
+@SIM_DIR
+@click.argument("obj", metavar="OBJECT")
+@click.argument("state")
+@click.pass_obj
+def set_state(settings: Settings, directory: Path, obj: str, state: str) -> None:
+    """Change an OBJECT's STATE in words, e.g. "Lin family's kitchen stove" "is burning".
+    Agents who can see it notice on the next step."""
+    sim = _open(directory, settings)
+    address = sim.state.set_object_state(obj, state)
+    sim.checkpoint()
+    sim.close()
+    console.print(f"{address} is {sim.state.object_state(address)}")
+
+
+@cli.command()
+@SIM_DIR
+@click.option("--agent", help="Only this resident.")
+@click.option("--chats/--no-chats", default=True, show_default=True)
+def log(directory: Path, agent: str | None, chats: bool) -> None:
+    """A readable account of the run: who did what, where and when, and what was said."""
+    meta = rundir.read_meta(directory)
+    name = match_name(agent, meta.agents) if agent else None
+    last: dict[str, str] = {}
+    path = directory / EVENTS_FILE
+    if not path.exists():
+        raise UserError("no events yet", file=path, fix="run the simulation first")
+    day = None
+    for record in read_events(path):
+        t = datetime.fromisoformat(record["time"])
+        if t.date() != day:
+            day = t.date()
+            console.print(f"[bold]{gametime.describe(t)[:-7]}[/bold]")
+        for who, a in record["agents"].items():
+            if name and who != name:
+                continue
+            line = f"{a['emoji']} {a['action']}" + (
+                f"  [dim]({a['place']})[/dim]" if a["place"] else ""
+            )
+            if last.get(who) != line:
+                last[who] = line
+                console.print(f"  {t:%H:%M:%S}  {line}")
+        for chat in record.get("chats", []) if chats else []:
+            if name and name not in chat["between"]:
+                continue
+            console.print(f"  {t:%H:%M:%S}  💬 {' and '.join(chat['between'])}:")
+            for speaker, text in chat["lines"]:
+                console.print(f"              {speaker}: {text}")
+        for address, state in record.get("objects", {}).items():
+            if not name:
+                console.print(f"  {t:%H:%M:%S}  [dim]{address} is {state}[/dim]")

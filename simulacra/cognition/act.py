@@ -1,0 +1,61 @@
+"""Acting (paper §5.1): turn an activity into a place, an emoji, an event and an object state.
+
+The original asked about eight questions per action (sector, arena, object, emoji, triple,
+object state...). Here one grammar-constrained answer carries them all, and the place is an
+enum of full addresses the agent knows, so it can never be invalid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import Field, create_model
+
+from simulacra.cognition.emoji import NAMES, emoji
+from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.templates import template_beside
+
+ACT = template_beside(__file__, "act")
+
+
+def action_for(places: list[str], **_: object) -> type[Answer]:
+    return create_model(
+        "Action",
+        __base__=Answer,
+        place=(one_of(places), Field(description="a place from the list")),
+        emoji=(one_of(NAMES), Field(description="emoji word")),
+        verb=(text(24, "verb"), ...),
+        target=(text(40, "what or whom"), ...),
+        object_state=(text(40, "state of the thing used"), ...),
+    )
+
+
+@dataclass(frozen=True)
+class Placed:
+    """An activity with everything the world needs to show and stage it."""
+
+    place: str
+    emoji: str
+    predicate: str
+    object: str
+    object_state: str
+
+
+def place_action(
+    agent, *, now: str, here: str, home: str, activity: str, minutes: int, places: list[str]
+) -> Placed:
+    answer = ACT.ask(
+        agent.model,
+        identity=agent.identity,
+        agent=agent.name,
+        name=agent.name,
+        now=now,
+        here=here,
+        home=home,
+        activity=activity,
+        minutes=minutes,
+        places=places,
+    )
+    return Placed(
+        answer.place, emoji(answer.emoji), answer.verb, answer.target, answer.object_state
+    )

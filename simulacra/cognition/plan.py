@@ -1,0 +1,326 @@
+"""Planning (paper §4.3): top-down and recursive, decomposed just in time.
+
+A new day revises what the agent is up to from yesterday's memories; the day plan picks a
+wake-up time and 5-8 broad strokes; the hourly schedule fills every waking hour; a block is cut
+into 5-15 minute steps only as it begins (the current and next hour, never the whole day).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, time, timedelta
+
+from pydantic import Field, create_model
+
+from simulacra import gametime
+from simulacra.agent import GenerativeAgent
+from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.templates import template_beside
+from simulacra.memory import Kind, NewMemory
+
+NEW_DAY = template_beside(__file__, "new_day")
+DAY_PLAN = template_beside(__file__, "day_plan")
+SCHEDULE = template_beside(__file__, "hourly_schedule")
+DECOMPOSE = template_beside(__file__, "decompose")
+
+SLEEPING = "sleeping"
+STEP_MINUTES = (5, 10, 15)
+
+
+class NewDay(Answer):
+    currently: text(400, "what they are up to now")
+    yesterday: text(300, "yesterday in brief")
+
+
+def day_plan_for(wake_options: list[str], **_: object) -> type[Answer]:
+    return create_model(
+        "DayPlan",
+        __base__=Answer,
+        wake_up=(one_of(wake_options), Field(description="wake-up time")),
+        plan=(list[text(90, "time and activity")], Field(min_length=5, max_length=8)),
+    )
+
+
+def schedule_for(hours: list[str], **_: object) -> type[Answer]:
+    fields = {f"h{hour[:2]}": (text(70, "activity"), Field(alias=hour)) for hour in hours}
+    return create_model("Schedule", __base__=Answer, **fields)
+
+
+class Step(Answer):
+    activity: text(70, "what they do")
+    minutes: one_of(STEP_MINUTES)
+
+
+class Steps(Answer):
+    steps: list[Step] = Field(min_length=2, max_length=12)
+
+
+@dataclass
+class Block:
+    """A stretch of the schedule; ``steps`` is its decomposed part, filled just in time."""
+
+    activity: str
+    start: datetime
+    minutes: int
+    steps: list[tuple[str, datetime, int]] = field(default_factory=list)
+
+    @property
+    def end(self) -> datetime:
+        return self.start + timedelta(minutes=self.minutes)
+
+    @property
+    def decomposed_until(self) -> datetime:
+        if not self.steps:
+            return self.start
+        _, start, minutes = self.steps[-1]
+        return start + timedelta(minutes=minutes)
+
+
+@dataclass
+class DayPlan:
+    day: date
+    wake: datetime
+    bedtime: datetime
+    outline: list[str]
+    blocks: list[Block]
+
+    def block_at(self, t: datetime) -> Block | None:
+        for block in self.blocks:
+            if block.start <= t < block.end:
+                return block
+        return None
+
+    def to_state(self) -> dict:
+        return {
+            "day": self.day.isoformat(),
+            "wake": self.wake.isoformat(),
+            "bedtime": self.bedtime.isoformat(),
+            "outline": self.outline,
+            "blocks": [
+                {
+                    "activity": b.activity,
+                    "start": b.start.isoformat(),
+                    "minutes": b.minutes,
+                    "steps": [[a, s.isoformat(), m] for a, s, m in b.steps],
+                }
+                for b in self.blocks
+            ],
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> DayPlan:
+        return cls(
+            day=date.fromisoformat(state["day"]),
+            wake=datetime.fromisoformat(state["wake"]),
+            bedtime=datetime.fromisoformat(state["bedtime"]),
+            outline=list(state["outline"]),
+            blocks=[
+                Block(
+                    b["activity"],
+                    datetime.fromisoformat(b["start"]),
+                    b["minutes"],
+                    [(a, datetime.fromisoformat(s), m) for a, s, m in b["steps"]],
+                )
+                for b in state["blocks"]
+            ],
+        )
+
+
+def revise_for_new_day(agent: GenerativeAgent, today: date) -> str:
+    """Update the agent's "currently" from yesterday's memories; returns yesterday in brief."""
+    now = datetime.combine(today, time(0, 0))
+    yesterday = now - timedelta(days=1)
+    queries = [
+        f"{agent.name}'s plans for {gametime.describe(yesterday)[:-7]}",
+        f"important recent events in {agent.name}'s life",
+    ]
+    seen: dict[int, str] = {}
+    for hits in agent.stream.retrieve_many(queries, now, 8):
+        for hit in hits:
+            if hit.record.created >= yesterday:
+                seen[hit.record.id] = hit.record.description
+    answer = NEW_DAY.ask(
+        agent.model,
+        identity=agent.identity,
+        agent=agent.name,
+        name=agent.name,
+        currently=agent.currently or agent.persona.currently or "going about their life",
+        yesterday=f"{yesterday:%A %B} {yesterday.day}",
+        today=gametime.describe(now)[:-7],
+        memories=list(seen.values()) or ["nothing out of the ordinary"],
+    )
+    agent.currently = answer.currently
+    return answer.yesterday
+
+
+def wake_options(usual: time) -> list[str]:
+    base = datetime.combine(date(2000, 1, 1), usual)
+    return [f"{base + timedelta(minutes=m):%H:%M}" for m in (-60, -30, 0, 30, 60)]
+
+
+def plan_day(agent: GenerativeAgent, today: date, yesterday: str = "") -> DayPlan:
+    """Wake-up time, broad strokes and the hourly schedule: two calls, stored as a plan memory."""
+    life = agent.persona.lifestyle
+    midnight = datetime.combine(today, time(0, 0))
+    options = wake_options(life.wake)
+    resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
+    plan = DAY_PLAN.ask(
+        agent.model,
+        identity=agent.identity,
+        agent=agent.name,
+        name=agent.name,
+        today=gametime.describe(midnight)[:-7],
+        yesterday=yesterday,
+        usual_wake=f"{life.wake:%H:%M}",
+        usual_sleep=f"{life.sleep:%H:%M}",
+        habits=life.notes,
+        wake_options=options,
+        resolutions=resolutions,
+    )
+    wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
+    bedtime = datetime.combine(today, life.sleep)
+    if bedtime <= wake:  # a bedtime after midnight
+        bedtime = datetime.combine(today, time(23, 59))
+    hours = [f"{h:02d}:00" for h in range(wake.hour, bedtime.hour + (bedtime.minute > 0))]
+    schedule = SCHEDULE.ask(
+        agent.model,
+        identity=agent.identity,
+        agent=agent.name,
+        name=agent.name,
+        today=gametime.describe(midnight)[:-7],
+        wake=f"{wake:%H:%M}",
+        bedtime=f"{bedtime:%H:%M}",
+        hours=hours,
+        outline=list(plan.plan),
+    )
+    activities = [getattr(schedule, f"h{hour[:2]}") for hour in hours]
+    day = DayPlan(
+        today, wake, bedtime, list(plan.plan), _blocks(midnight, wake, bedtime, activities)
+    )
+    outline = "; ".join(plan.plan)
+    agent.remember(
+        [
+            NewMemory(
+                f"{agent.name}'s plan for {gametime.describe(midnight)[:-7]}: wake up at "
+                f"{wake:%H:%M}; {outline}"[:1000],
+                Kind.PLAN,
+            )
+        ],
+        max(agent.now, midnight),
+    )
+    return day
+
+
+def _blocks(
+    midnight: datetime, wake: datetime, bedtime: datetime, activities: list[str]
+) -> list[Block]:
+    """Sleep until waking, one block per run of equal hourly activities, sleep after bedtime."""
+    blocks = [Block(SLEEPING, midnight, _minutes(wake - midnight))] if wake > midnight else []
+    t = wake
+    for i, activity in enumerate(activities):
+        end = min(bedtime, datetime.combine(wake.date(), time(wake.hour)) + timedelta(hours=i + 1))
+        if end <= t:
+            continue
+        if blocks and blocks[-1].activity.lower() == activity.lower() and blocks[-1].end == t:
+            blocks[-1].minutes += _minutes(end - t)
+        else:
+            blocks.append(Block(activity, t, _minutes(end - t)))
+        t = end
+    day_end = midnight + timedelta(days=1)
+    if t < day_end:
+        blocks.append(Block(SLEEPING, t, _minutes(day_end - t)))
+    return [b for b in blocks if b.minutes > 0]
+
+
+def _minutes(delta: timedelta) -> int:
+    return int(delta.total_seconds() // 60)
+
+
+def needs_steps(block: Block) -> bool:
+    return block.activity != SLEEPING and block.minutes >= 60
+
+
+def decompose(agent: GenerativeAgent, block: Block, now: datetime, horizon: int) -> None:
+    """Cut the next ``horizon`` minutes of ``block`` (from where its steps end) into steps."""
+    # Never decompose the past: time spent chatting or waiting may have overtaken the steps.
+    start = max(block.decomposed_until, now.replace(second=0, microsecond=0))
+    end = min(block.end, start + timedelta(minutes=horizon))
+    total = _minutes(end - start)
+    if total <= 0:
+        return
+    if total < 10:
+        block.steps.append((block.activity, start, total))
+        return
+    answer = DECOMPOSE.ask(
+        agent.model,
+        identity=agent.identity,
+        agent=agent.name,
+        name=agent.name,
+        now=gametime.describe(now),
+        start=f"{start:%H:%M}",
+        end=f"{end:%H:%M}",
+        minutes=total,
+        activity=block.activity,
+        context="",
+    )
+    t = start
+    for activity, minutes in fit([(s.activity, s.minutes) for s in answer.steps], total):
+        block.steps.append((activity, t, minutes))
+        t += timedelta(minutes=minutes)
+
+
+def fit(steps: list[tuple[str, int]], total: int) -> list[tuple[str, int]]:
+    """Stretch or shrink step durations (in 5-minute units) so they fill ``total`` minutes."""
+    wanted = sum(m for _, m in steps)
+    scaled = [(a, max(5, round(m * total / wanted / 5) * 5)) for a, m in steps]
+    out: list[tuple[str, int]] = []
+    used = 0
+    for activity, minutes in scaled:
+        if used + minutes > total:
+            minutes = total - used
+        if minutes <= 0:
+            break
+        out.append((activity, minutes))
+        used += minutes
+    if used < total:
+        activity, minutes = out[-1]
+        out[-1] = (activity, minutes + total - used)
+    return out
+
+
+def current_step(
+    agent: GenerativeAgent, plan: DayPlan, now: datetime, horizon: int
+) -> tuple[str, datetime, datetime]:
+    """The activity due at ``now`` with its start and end, decomposing just in time."""
+    block = plan.block_at(now)
+    if block is None:
+        return SLEEPING, now, now + timedelta(hours=1)
+    for _ in range(2):
+        for activity, start, minutes in block.steps:
+            end = start + timedelta(minutes=minutes)
+            if start <= now < end:
+                return activity, start, end
+        if not needs_steps(block) or block.decomposed_until > now:
+            break
+        decompose(agent, block, now, horizon)
+    return block.activity, max(now, block.start), block.end
+
+
+def replan_from(plan: DayPlan, now: datetime, activity: str, minutes: int) -> None:
+    """A reaction replaces the rest of the current block from ``now`` (paper §4.3.1): the
+    reaction runs first, then the block's remainder is decomposed again when it comes up."""
+    block = plan.block_at(now)
+    if block is None:
+        return
+    block.steps = [s for s in block.steps if s[1] + timedelta(minutes=s[2]) <= now]
+    start = block.decomposed_until if block.steps else block.start
+    if start < now:
+        block.steps.append((block.activity, start, _minutes(now - start)))
+    end = min(block.end, now + timedelta(minutes=minutes))
+    block.steps.append((activity, now, max(1, _minutes(end - now))))
+
+
+def describe(plan: DayPlan) -> list[str]:
+    """The day's schedule in words: the day, then one line per block."""
+    day = gametime.describe(datetime.combine(plan.day, time(0, 0)))[:-7]
+    return [day] + [f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}" for b in plan.blocks]

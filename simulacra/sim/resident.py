@@ -1,0 +1,111 @@
+"""A resident of a simulated town: a generative agent with a body in the world.
+
+Adds to :class:`~simulacra.agent.GenerativeAgent` what living on the map needs — senses,
+spatial memory, the day's plan, the current action and the walk to it — and one
+``get_state``/``set_state`` pair over all of it, so a checkpoint is just their union.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+
+from simulacra.agent import GenerativeAgent
+from simulacra.cognition.plan import SLEEPING, DayPlan
+from simulacra.world import Perception, ResidentPersona, SpatialMemory, World
+from simulacra.world.grid import Tile
+
+
+@dataclass
+class Action:
+    """What a resident is doing, where, until when; the event others see while it lasts."""
+
+    activity: str  # "brewing coffee for the first customers"
+    start: datetime
+    end: datetime
+    address: str  # the place it happens: an object's or an arena's address
+    emoji: str
+    predicate: str = "is"
+    object: str = ""
+    object_state: str | None = None  # what the object used is doing meanwhile
+    partner: str | None = None  # in a conversation with
+
+    @property
+    def asleep(self) -> bool:
+        return self.activity == SLEEPING
+
+    def to_state(self) -> dict:
+        state = asdict(self)
+        state["start"], state["end"] = self.start.isoformat(), self.end.isoformat()
+        return state
+
+    @classmethod
+    def from_state(cls, state: dict) -> Action:
+        return cls(
+            **{
+                **state,
+                "start": datetime.fromisoformat(state["start"]),
+                "end": datetime.fromisoformat(state["end"]),
+            }
+        )
+
+
+class Resident:
+    def __init__(self, agent: GenerativeAgent, persona: ResidentPersona, world: World) -> None:
+        self.agent = agent
+        self.persona = persona
+        self.spatial = SpatialMemory.for_persona(world, persona)
+        self.perception = Perception(persona.name, self.spatial)
+        self.plan: DayPlan | None = None
+        self.yesterday = ""  # the previous day in brief, for the next day's plan
+        self.action: Action | None = None
+        self.path: list[Tile] = []
+        self.waiting = False  # for room in a one-person place
+        self.using: str | None = None  # the object whose state this resident set
+        self.last_decision: dict[str, str] = {}  # observed subject -> game time of deciding
+        self.logged_plan: list[str] | None = None  # the plan as last written to the event log
+
+    @property
+    def name(self) -> str:
+        return self.agent.name
+
+    @property
+    def asleep(self) -> bool:
+        return self.action is not None and self.action.asleep and not self.path
+
+    @property
+    def talking(self) -> bool:
+        return self.action is not None and self.action.partner is not None
+
+    def needs_day_plan(self, today: date) -> bool:
+        return self.plan is None or self.plan.day != today
+
+    # -- state -----------------------------------------------------------------------------
+
+    def get_state(self) -> dict:
+        return {
+            "agent": self.agent.get_state(),
+            "spatial": self.spatial.get_state(),
+            "perception": self.perception.get_state(),
+            "plan": self.plan.to_state() if self.plan else None,
+            "yesterday": self.yesterday,
+            "action": self.action.to_state() if self.action else None,
+            "path": [list(t) for t in self.path],
+            "waiting": self.waiting,
+            "using": self.using,
+            "last_decision": dict(self.last_decision),
+            "logged_plan": self.logged_plan,
+        }
+
+    def set_state(self, state: dict) -> None:
+        self.agent.set_state(state["agent"])
+        self.spatial.set_state(state["spatial"])
+        self.perception.set_state(state["perception"])
+        self.plan = DayPlan.from_state(state["plan"]) if state["plan"] else None
+        self.yesterday = state["yesterday"]
+        self.action = Action.from_state(state["action"]) if state["action"] else None
+        self.path = [(int(x), int(y)) for x, y in state["path"]]
+        self.waiting = state["waiting"]
+        self.using = state["using"]
+        self.last_decision = dict(state["last_decision"])
+        self.logged_plan = state["logged_plan"]

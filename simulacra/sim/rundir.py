@@ -1,0 +1,123 @@
+"""A simulation is a directory:
+
+meta.json       what was run: world, agents, start and end time, seed, settings
+world/          a copy of the world's files, so the run never depends on later edits
+world.json      the map as a browser draws it (World.export_map)
+memory.sqlite   every agent's memories, and the last checkpoint, committed together
+chroma/         every agent's memory vectors
+events.jsonl    one line per step (see eventlog.py)
+calls.jsonl     one line per model call
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from simulacra.errors import UserError
+from simulacra.settings import Settings
+from simulacra.world import World
+
+META_FILE = "meta.json"
+WORLD_DIR = "world"
+MAP_FILE = "world.json"
+
+
+@dataclass
+class Meta:
+    world_folder: str  # the world's folder inside the run's copy
+    world_source: str
+    agents: list[str]
+    start: datetime
+    end: datetime
+    step_seconds: int
+    seed: int
+    settings: dict
+    created: str
+    forked_from: str | None = None
+
+    def to_json(self) -> dict:
+        data = dict(self.__dict__)
+        data["start"], data["end"] = self.start.isoformat(), self.end.isoformat()
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict) -> Meta:
+        data = dict(data)
+        data["start"] = datetime.fromisoformat(data["start"])
+        data["end"] = datetime.fromisoformat(data["end"])
+        return cls(**data)
+
+    def step_time(self, step: int) -> datetime:
+        from datetime import timedelta
+
+        return self.start + timedelta(seconds=step * self.step_seconds)
+
+    @property
+    def total_steps(self) -> int:
+        return int((self.end - self.start).total_seconds() // self.step_seconds)
+
+
+def write_json(path: Path, data: dict, *, indent: int | None = 2) -> None:
+    """Atomically: a kill leaves the old file or the new one, never half of one."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_meta(directory: Path) -> Meta:
+    path = directory / META_FILE
+    if not path.is_file():
+        raise UserError(
+            "not a simulation directory (no meta.json)",
+            file=directory,
+            fix="give a directory written by `simulacra run`",
+        )
+    try:
+        return Meta.from_json(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError) as e:
+        raise UserError(f"unreadable: {e}", file=path) from None
+
+
+def prepare(directory: Path, world: World) -> Path:
+    """A new run directory holding a copy of every file the world was read from (a world may
+    borrow files from a sibling, as smallville-3 does from smallville); returns the path of
+    the copied world folder."""
+    if directory.exists() and any(directory.iterdir()):
+        raise UserError(
+            "the output directory is not empty",
+            file=directory,
+            fix="pick a new --out, or continue that run with `simulacra run --resume DIR`",
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    files = [Path(f).resolve() for f in world.source_files]
+    root = Path(os.path.commonpath([str(f.parent) for f in files]))
+    for f in files:
+        target = directory / WORLD_DIR / f.relative_to(root)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(f, target)
+    return directory / WORLD_DIR / Path(world.folder).resolve().relative_to(root)
+
+
+def world_path(directory: Path, meta: Meta) -> Path:
+    return directory / WORLD_DIR / meta.world_folder
+
+
+def fork(source: Path, target: Path) -> None:
+    """Copy a stopped simulation to start a new branch from its last checkpoint."""
+    meta = read_meta(source)
+    if target.exists() and any(target.iterdir()):
+        raise UserError(
+            "the target directory is not empty", file=target, fix="fork into a new directory"
+        )
+    shutil.copytree(source, target, dirs_exist_ok=True)
+    meta.forked_from = str(source.resolve())
+    write_json(target / META_FILE, meta.to_json())
+
+
+def settings_of(meta: Meta) -> Settings:
+    return Settings.from_dict(meta.settings, source=META_FILE)

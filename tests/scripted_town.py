@@ -1,0 +1,104 @@
+"""Scripted answers that make smallville-3 behave plausibly without a language model:
+Isabella works at Hobbs Cafe and invites whoever she meets to her party, Maria studies at
+the cafe, Klaus reads in the library. Used by the simulation tests and to record the viewer's
+test fixture (tests/fixtures/run-smallville-3)."""
+
+from __future__ import annotations
+
+import re
+
+from simulacra.llm.completion import Request
+
+PARTY = "I'm throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm."
+
+ROUTINE = {
+    "Isabella Rodriguez": "working at the counter of Hobbs Cafe",
+    "Maria Lopez": "studying physics at Hobbs Cafe",
+    "Klaus Mueller": "reading about gentrification in the library",
+}
+PLACE_WORDS = {"Hobbs Cafe": "Hobbs Cafe: cafe", "library": "library", "breakfast": "kitchen"}
+
+
+def who(request: Request) -> str:
+    found = re.search(r"^Name: (.+?) \(age", request.system, re.MULTILINE)
+    return found.group(1) if found else ""
+
+
+def enum(request: Request, field: str) -> list:
+    node = request.schema["properties"][field]
+    while "$ref" in node:
+        node = request.schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    return node["enum"]
+
+
+def day_plan(request: Request) -> dict:
+    routine = ROUTINE.get(who(request), "going about the day")
+    return {
+        "wake_up": enum(request, "wake_up")[2],  # the usual time
+        "plan": ["wake up and have breakfast", routine, "have lunch", routine, "relax at home"],
+    }
+
+
+def schedule(request: Request) -> dict:
+    hours = list(request.schema["properties"])
+    routine = ROUTINE.get(who(request), "going about the day")
+    return {hour: ("having breakfast" if i == 0 else routine) for i, hour in enumerate(hours)}
+
+
+def decompose(request: Request) -> dict:
+    activity = re.search(r"plans to be (.+?)\.\n", request.user + "\n").group(1)
+    return {"steps": [{"activity": activity, "minutes": 15}, {"activity": activity, "minutes": 15}]}
+
+
+def act(request: Request) -> dict:
+    activity = re.search(r"is about to be (.+?) for \d+ minutes", request.user).group(1)
+    places = enum(request, "place")
+    wanted = [w for key, w in PLACE_WORDS.items() if key.lower() in activity.lower()]
+    chosen = next((p for p in places for w in wanted if w in p), places[0])
+    word = "coffee" if "Cafe" in chosen else "read" if "library" in chosen else "eat"
+    return {
+        "place": chosen,
+        "emoji": word,
+        "verb": "uses",
+        "target": chosen.split(": ")[-1],
+        "object_state": "in use",
+    }
+
+
+def decide(request: Request) -> dict:
+    options = enum(request, "choice")
+    talk = [o for o in options if o.startswith("talk to ")]
+    choice = talk[0] if talk and who(request) == "Isabella Rodriguez" else options[0]
+    return {"choice": choice, "instead": "x", "minutes": 5}
+
+
+def respond(request: Request) -> dict:
+    if who(request) == "Isabella Rodriguez":
+        return {"says": f"Good to see you! {PARTY} Will you come?", "end": False}
+    return {"says": "I'd love to come to your Valentine's Day party!", "end": True}
+
+
+def after_chat(request: Request) -> dict:
+    if "Valentine" in request.user:
+        return {
+            "for_planning": "the Valentine's Day party at Hobbs Cafe on February 14th, 5pm",
+            "memo": "looking forward to the party",
+        }
+    return {"for_planning": "nothing new", "memo": "a pleasant chat"}
+
+
+def rate(request: Request) -> dict:
+    lines = re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE)
+    return {"ratings": [8 if "party" in line.lower() else 3 for line in lines]}
+
+
+SCRIPTS = {
+    "day_plan": day_plan,
+    "hourly_schedule": schedule,
+    "decompose": decompose,
+    "act": act,
+    "decide": decide,
+    "respond": respond,
+    "after_chat": after_chat,
+    "importance": rate,
+}

@@ -1,0 +1,259 @@
+"""The simulation loop on smallville-3 with the scripted town (no language model)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from scripted_town import SCRIPTS
+
+from simulacra.llm import open_model
+from simulacra.llm.scripted import ScriptedModel
+from simulacra.memory import Kind
+from simulacra.settings import Settings
+from simulacra.sim import rundir
+from simulacra.sim.eventlog import EVENTS_FILE, read_events
+from simulacra.sim.loop import Simulation
+
+ROOT = Path(__file__).resolve().parent.parent
+WORLD = ROOT / "worlds" / "smallville-3"
+
+
+class StepCounter(ScriptedModel):
+    """The scripted model, noting at which simulation step each call happens."""
+
+    def __init__(self, scripts) -> None:
+        super().__init__(scripts)
+        self.sim: Simulation | None = None
+        self.steps: list[int] = []
+
+    def complete(self, request):
+        self.steps.append(self.sim.step_no if self.sim else -1)
+        return super().complete(request)
+
+
+def make_sim(tmp_path, word_embedder, hours=1.5, scripts=None):
+    settings = Settings()
+    settings.llm.cache = False
+    backend = StepCounter({**SCRIPTS, **(scripts or {})})
+    model = open_model(settings.llm, completer=backend)
+    sim = Simulation.create(
+        WORLD, tmp_path / "run", hours=hours, settings=settings, model=model, embedder=word_embedder
+    )
+    backend.sim = sim
+    return sim, backend
+
+
+def test_information_spreads_from_isabella_to_maria(tmp_path, word_embedder):
+    sim, backend = make_sim(tmp_path, word_embedder)
+    sim.run()
+    maria = sim.resident("Maria Lopez").agent
+    chats = [r for r in maria.stream if r.kind is Kind.CHAT]
+    assert chats and "Valentine's Day party at Hobbs Cafe" in chats[0].description
+    notes = [r for r in maria.stream if r.evidence == (chats[0].id,)]
+    assert any("For Maria Lopez's planning" in r.description for r in notes)
+
+    later = sim.now + timedelta(hours=3)
+    maria.interview("Are you going to any parties this week?", at=later)
+    (asked,) = backend.calls("interview")
+    assert "Valentine's Day party at Hobbs Cafe" in asked.user  # retrieved from memory
+    events = list(read_events(sim.directory / EVENTS_FILE))
+    said = [c for e in events for c in e.get("chats", [])]
+    assert said[0]["between"] == ["Isabella Rodriguez", "Maria Lopez"]
+    sim.close()
+
+
+def test_the_model_is_called_only_when_something_changed(tmp_path, word_embedder):
+    sim, backend = make_sim(tmp_path, word_embedder, hours=1.5)
+    sim.run()
+    busy = set(backend.steps)
+    assert len(busy) < sim.step_no * 0.1, "most steps need no model at all"
+    # Maria sleeps until 07:30 (step 180): after her morning plan, not one call of hers.
+    maria = [
+        s
+        for s, r in zip(backend.steps, backend.requests, strict=True)
+        if "Name: Maria Lopez" in r.system and s > 0
+    ]
+    assert maria and min(maria) >= 180
+    # Walking to the cafe takes minutes; the walk itself costs nothing.
+    walking = [
+        e["step"]
+        for e in read_events(sim.directory / EVENTS_FILE)
+        if e["agents"]["Maria Lopez"]["action"].endswith("studying physics at Hobbs Cafe")
+    ]
+    assert any(s not in busy for s in walking)
+    sim.close()
+
+
+def test_a_whole_day_turns_over_with_a_new_plan(tmp_path, word_embedder):
+    sim, backend = make_sim(tmp_path, word_embedder, hours=18)
+    sim.run()
+    assert len(backend.calls("new_day")) == 3  # at midnight, for each resident
+    assert len(backend.calls("day_plan")) == 6
+    plans = [e["plans"] for e in read_events(sim.directory / EVENTS_FILE) if "plans" in e]
+    assert len(plans) >= 2
+    sim.close()
+
+
+def test_a_one_person_place_makes_the_next_person_wait(tmp_path, word_embedder):
+    bathroom = "Dorm for Oak Hill College: women's one-person bathroom"
+    sim, _ = make_sim(tmp_path, word_embedder, hours=0.1)
+    world = sim.world
+    maria, klaus = sim.resident("Maria Lopez"), sim.resident("Klaus Mueller")
+    inside = world.tiles_of(bathroom)
+    sim.state.place(maria.name, inside[0])
+    shower = next(
+        o.address for o in world.arenas if o.address == bathroom for o in o.objects.values()
+    )
+    sim._start(klaus, "taking a shower", sim.now, sim.now + timedelta(minutes=10))
+    klaus.action.address = shower  # whatever the model chose, this is where Klaus goes
+    sim._walk_to(klaus, shower)
+    assert klaus.waiting
+    assert "waiting for" in sim.state.event_of(klaus.name).description
+    for _ in range(3):
+        sim._move(klaus)
+    assert sim.state.tile_of(klaus.name) not in inside
+    sim.state.place(maria.name, world.spawn_of(maria.name))  # she leaves
+    sim._move(klaus)
+    assert not klaus.waiting
+    assert sim.state.event_of(klaus.name).description == "Klaus Mueller is taking a shower"
+    sim.close()
+
+
+def test_an_object_set_by_the_user_is_noticed_next_step(tmp_path, word_embedder):
+    sim, _ = make_sim(tmp_path, word_embedder, hours=0.5)
+    sim.run(until_step=30)  # Klaus has walked to the dorm kitchen for breakfast
+    klaus = sim.resident("Klaus Mueller")
+    here = sim.world.place_at(sim.state.tile_of(klaus.name))
+    arena = sim.world.find(f"{here.sector}: {here.arena}")
+    thing = next(iter(arena.objects.values())).address
+    sim.state.set_object_state(thing, "is on fire")
+    sim.run(until_step=31)
+    seen = [r.description for r in klaus.agent.stream.recent(5)]
+    assert any(d.endswith("is on fire") for d in seen)
+    sim.close()
+
+
+RUNNER = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {tests!r})
+    from pathlib import Path
+    from conftest import WordEmbedder
+    from scripted_town import SCRIPTS
+    from simulacra.llm import open_model
+    from simulacra.llm.scripted import ScriptedModel
+    from simulacra.settings import Settings
+    from simulacra.sim.loop import Simulation
+
+    out, mode = Path(sys.argv[1]), sys.argv[2]
+    settings = Settings()
+    settings.llm.cache = False
+    settings.sim.checkpoint_every = 7
+    model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
+    if mode.startswith("new"):
+        sim = Simulation.create(Path({world!r}), out, hours=1.5, settings=settings,
+                                model=model, embedder=WordEmbedder())
+    else:
+        sim = Simulation.resume(out, model=model, embedder=WordEmbedder())
+
+    def pause(report):
+        if mode == "new-slow":  # slow enough to be killed mid-way
+            time.sleep(0.005)
+
+    sim.run(on_step=pause)
+    sim.close()
+    """
+)
+
+
+def runner(*args):
+    script = RUNNER.format(tests=str(Path(__file__).parent), world=str(WORLD))
+    return [sys.executable, "-c", script, *map(str, args)]
+
+
+def steps_of(directory: Path) -> list[int]:
+    return [e["step"] for e in read_events(directory / EVENTS_FILE)]
+
+
+def test_sigkill_then_resume_finishes_the_run_exactly(tmp_path):
+    reference = tmp_path / "reference"
+    subprocess.run(runner(reference, "new"), check=True, timeout=300)
+
+    killed = tmp_path / "killed"
+    proc = subprocess.Popen(runner(killed, "new-slow"))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if (killed / EVENTS_FILE).exists() and len(steps_of(killed)) > 150:
+            break
+        time.sleep(0.01)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert len(steps_of(killed)) < len(steps_of(reference)), "killed before the end"
+
+    subprocess.run(runner(killed, "resume"), check=True, timeout=300)
+    steps = steps_of(killed)
+    assert steps == list(range(len(steps_of(reference))))  # none missing, none repeated
+    # Deterministic: the resumed run is the uninterrupted one, line for line.
+    assert (killed / EVENTS_FILE).read_text() == (reference / EVENTS_FILE).read_text()
+
+
+def test_fork_copies_a_run_that_then_continues_on_its_own(tmp_path, word_embedder):
+    sim, _ = make_sim(tmp_path, word_embedder, hours=0.5)
+    sim.run(until_step=40)
+    sim.close()
+    rundir.fork(tmp_path / "run", tmp_path / "fork")
+    meta = json.loads((tmp_path / "fork" / "meta.json").read_text())
+    assert meta["forked_from"] == str((tmp_path / "run").resolve())
+    settings = Settings()
+    settings.llm.cache = False
+    forked = Simulation.resume(
+        tmp_path / "fork",
+        model=open_model(settings.llm, completer=ScriptedModel(SCRIPTS)),
+        embedder=word_embedder,
+    )
+    assert forked.step_no == 40
+    forked.run()
+    forked.close()
+    assert steps_of(tmp_path / "fork") == list(range(180))
+    assert steps_of(tmp_path / "run") == list(range(40))
+
+
+@pytest.mark.parametrize("agents", [["Maria Lopez"], ["maria lopez", "Klaus Mueller"]])
+def test_agents_can_be_chosen(tmp_path, word_embedder, agents):
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
+    if agents[0] != "Maria Lopez":
+        from simulacra.errors import UserError
+
+        with pytest.raises(UserError, match="no resident named 'maria lopez'.*Maria Lopez"):
+            Simulation.create(
+                WORLD,
+                tmp_path / "r",
+                hours=0.1,
+                settings=settings,
+                model=model,
+                embedder=word_embedder,
+                agents=agents,
+            )
+        return
+    sim = Simulation.create(
+        WORLD,
+        tmp_path / "r",
+        hours=0.1,
+        settings=settings,
+        model=model,
+        embedder=word_embedder,
+        agents=agents,
+    )
+    assert list(sim.residents) == ["Maria Lopez"]
+    sim.close()
