@@ -118,7 +118,7 @@ class PlanSettings(_Section):
         120, ge=30, description="how far ahead a block is cut into 5-15 minute actions"
     )
     place_choices: int = Field(
-        12, ge=2, description="candidate places offered to the model when it places an action"
+        8, ge=2, description="candidate places offered to the model when it places an action"
     )
     react_cooldown_minutes: int = Field(
         20, ge=0, description="game minutes before deciding again about the same person or thing"

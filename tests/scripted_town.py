@@ -69,7 +69,7 @@ def decide(request: Request) -> dict:
     options = enum(request, "choice")
     talk = [o for o in options if o.startswith("talk to ")]
     choice = talk[0] if talk and who(request) == "Isabella Rodriguez" else options[0]
-    return {"choice": choice, "instead": "x", "minutes": 5}
+    return {"choice": choice, "instead": "carrying on", "minutes": 5}
 
 
 def respond(request: Request) -> dict:

@@ -130,13 +130,15 @@ def test_a_one_person_place_makes_the_next_person_wait(tmp_path, word_embedder):
 
 def test_an_object_set_by_the_user_is_noticed_next_step(tmp_path, word_embedder):
     sim, _ = make_sim(tmp_path, word_embedder, hours=0.5)
-    sim.run(until_step=30)  # Klaus has walked to the dorm kitchen for breakfast
     klaus = sim.resident("Klaus Mueller")
     here = sim.world.place_at(sim.state.tile_of(klaus.name))
+    while here.arena is None or klaus.path:  # until Klaus stands in a room
+        sim.run(until_step=sim.step_no + 1)
+        here = sim.world.place_at(sim.state.tile_of(klaus.name))
     arena = sim.world.find(f"{here.sector}: {here.arena}")
     thing = next(iter(arena.objects.values())).address
     sim.state.set_object_state(thing, "is on fire")
-    sim.run(until_step=31)
+    sim.run(until_step=sim.step_no + 1)
     seen = [r.description for r in klaus.agent.stream.recent(5)]
     assert any(d.endswith("is on fire") for d in seen)
     sim.close()

@@ -153,8 +153,12 @@ def prompts_try(
     template = find_template(name)
     variables = _load_vars(vars_file) if vars_file else template.example
     if show_prompt:
+        from simulacra.llm.schema import json_schema
+        from simulacra.llm.structured import StructuredModel
+
         prompt = template.render(**variables)
-        console.print(f"[bold]system[/bold]\n{prompt.system}\n[bold]user[/bold]\n{prompt.user}\n")
+        user = StructuredModel.full_user_text(prompt, json_schema(template.schema(**variables)))
+        console.print(f"[bold]system[/bold]\n{prompt.system}\n[bold]user[/bold]\n{user}\n")
     out = out or Path("runs") / "prompts" / f"{name}-{datetime.now():%Y%m%d-%H%M%S}"
     model = open_model(settings.llm, log_dir=out, retries=0)
     parsed = 0
@@ -234,3 +238,23 @@ def stats(directory: Path) -> None:
         table.add_row(*row(name, totals))
     table.add_row(*row("[bold]total[/bold]", summary.total))
     console.print(table)
+    if (directory / "meta.json").is_file():
+        _run_stats(directory)
+
+
+def _run_stats(directory: Path) -> None:
+    from simulacra.sim.stats import run_stats
+
+    r = run_stats(directory)
+    t = r.calls
+    console.print(
+        f"run        {r.agents} agents · {r.steps} steps · {r.game_hours:.2f} game hours "
+        f"({r.start:%a %H:%M} → {r.reached:%a %H:%M}) · {r.conversations} conversations"
+    )
+    console.print(
+        f"per agent per game-hour: {r.per_agent_hour(t.calls):.1f} model calls · "
+        f"{r.per_agent_hour(t.prompt_tokens):,.0f} prompt tokens ({t.reuse_share:.0%} reused "
+        f"from the KV cache) · {r.per_agent_hour(t.generated_tokens):,.0f} generated · "
+        f"{r.per_agent_hour(r.wall_seconds):.0f} s wall"
+    )
+    console.print(f"parse failures {t.parse_failures} · invalid places {r.invalid_places}")

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pydantic import Field, create_model
 
 from simulacra.cognition.emoji import NAMES, emoji
-from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.schema import Answer, one_of, state_phrase, text
 from simulacra.llm.templates import template_beside
 
 ACT = template_beside(__file__, "act")
@@ -26,7 +26,7 @@ def action_for(places: list[str], **_: object) -> type[Answer]:
         emoji=(one_of(NAMES), Field(description="emoji word")),
         verb=(text(24, "verb"), ...),
         target=(text(40, "what or whom"), ...),
-        object_state=(text(40, "state of the thing used"), ...),
+        object_state=(state_phrase(40, "state of the thing used"), ...),
     )
 
 

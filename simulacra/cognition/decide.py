@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import Field, create_model
 
-from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.schema import Answer, activity_phrase, one_of
 from simulacra.llm.templates import template_beside
 
 DECIDE = template_beside(__file__, "decide")
@@ -30,6 +30,6 @@ def decision_for(options: list[str], **_: object) -> type[Answer]:
         "Decision",
         __base__=Answer,
         choice=(one_of(options), Field(description="one of the options")),
-        instead=(text(80, "what they do instead, if reacting"), ...),
+        instead=(activity_phrase(60, "if reacting, what they do instead"), ...),
         minutes=(one_of(MINUTES), Field(description="for how many minutes, if reacting")),
     )

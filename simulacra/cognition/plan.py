@@ -14,7 +14,7 @@ from pydantic import Field, create_model
 
 from simulacra import gametime
 from simulacra.agent import GenerativeAgent
-from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.schema import Answer, activity_phrase, one_of, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
 
@@ -24,6 +24,12 @@ SCHEDULE = template_beside(__file__, "hourly_schedule")
 DECOMPOSE = template_beside(__file__, "decompose")
 
 SLEEPING = "sleeping"
+
+
+def is_sleeping(activity: str) -> bool:
+    return activity.startswith(SLEEPING)
+
+
 STEP_MINUTES = (5, 10, 15)
 
 
@@ -42,17 +48,17 @@ def day_plan_for(wake_options: list[str], **_: object) -> type[Answer]:
 
 
 def schedule_for(hours: list[str], **_: object) -> type[Answer]:
-    fields = {f"h{hour[:2]}": (text(70, "activity"), Field(alias=hour)) for hour in hours}
+    fields = {f"h{hour[:2]}": (activity_phrase(60), Field(alias=hour)) for hour in hours}
     return create_model("Schedule", __base__=Answer, **fields)
 
 
 class Step(Answer):
-    activity: text(70, "what they do")
+    activity: activity_phrase(60)
     minutes: one_of(STEP_MINUTES)
 
 
 class Steps(Answer):
-    steps: list[Step] = Field(min_length=2, max_length=12)
+    steps: list[Step] = Field(min_length=2, max_length=8)
 
 
 @dataclass
@@ -237,7 +243,7 @@ def _minutes(delta: timedelta) -> int:
 
 
 def needs_steps(block: Block) -> bool:
-    return block.activity != SLEEPING and block.minutes >= 60
+    return not is_sleeping(block.activity) and block.minutes >= 60
 
 
 def decompose(agent: GenerativeAgent, block: Block, now: datetime, horizon: int) -> None:

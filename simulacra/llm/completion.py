@@ -25,7 +25,9 @@ class Request:
 
     def key(self, model_identity: str) -> str:
         """What the record/replay cache is keyed by: model, template, prompt, schema, sampling."""
-        blob = json.dumps({"model": model_identity, **asdict(self)}, sort_keys=True)
+        fields = asdict(self)
+        fields["schema"] = json.dumps(self.schema)  # field order matters: the grammar follows it
+        blob = json.dumps({"model": model_identity, **fields}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()
 
 

@@ -24,6 +24,7 @@ class Prompt:
     system: str
     user: str
     agent: str | None = None
+    temperature: float | None = None  # the template's own, else the model's setting
 
 
 class ModelOutputError(RuntimeError):

@@ -22,6 +22,38 @@ def text(max_length: int, description: str | None = None) -> Any:
     return Annotated[str, Field(min_length=1, max_length=max_length, description=description)]
 
 
+# Activities start with a verb in -ing form, so "<name> is <activity>" always reads well.
+ACTIVITY_PATTERN = r'^[a-z]{1,12}ing( [^"\\\x00-\x1f\x7f]{1,%d})?$'
+# An object's state is a few plain lowercase words ("brewing coffee", "being slept in"), never a
+# copy of a place name.
+STATE_PATTERN = r"^[a-z][a-z ,'-]{1,%d}$"
+
+
+def activity_phrase(max_length: int, description: str = "an activity starting with an -ing verb"):
+    """A bounded activity phrase such as "brewing coffee for the first customers"."""
+    return Annotated[
+        str,
+        Field(
+            min_length=4,
+            max_length=max_length,
+            pattern=ACTIVITY_PATTERN % (max_length - 16),  # 12 + "ing" + space + tail
+            description=description,
+        ),
+    ]
+
+
+def state_phrase(max_length: int, description: str = "a few lowercase words"):
+    return Annotated[
+        str,
+        Field(
+            min_length=2,
+            max_length=max_length,
+            pattern=STATE_PATTERN % (max_length - 1),
+            description=description,
+        ),
+    ]
+
+
 def one_of(options: Sequence[Any]) -> Any:
     """A field type admitting exactly ``options`` (place names, people present, indices...)."""
     unique = tuple(dict.fromkeys(options))
@@ -36,7 +68,7 @@ def choice_model(options: Sequence[str]) -> type[Answer]:
 
 @lru_cache(maxsize=512)
 def _schema_text(model: type[BaseModel]) -> str:
-    return json.dumps(model.model_json_schema(), sort_keys=True)
+    return json.dumps(model.model_json_schema())  # keep field order: the grammar follows it
 
 
 def json_schema(model: type[BaseModel]) -> dict:

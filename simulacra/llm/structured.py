@@ -42,14 +42,21 @@ class StructuredModel(LanguageModel):
             user=user,
             schema=schema,
             max_tokens=max_tokens,
-            temperature=self.settings.temperature,
+            temperature=(
+                self.settings.temperature if prompt.temperature is None else prompt.temperature
+            ),
             top_p=self.settings.top_p,
             seed=self.settings.seed if seed is None else seed,
         )
 
+    @staticmethod
+    def full_user_text(prompt: Prompt, spec: dict) -> str:
+        """The user turn as sent: the task, then the shape of the answer."""
+        return f"{prompt.user.rstrip()}\n\n{shape_sentence(spec)}"
+
     def generate(self, prompt: Prompt, schema: type[M], *, seed: int | None = None) -> M:
         spec = json_schema(schema)
-        user = f"{prompt.user.rstrip()}\n\n{shape_sentence(spec)}"
+        user = self.full_user_text(prompt, spec)
         request = self._request(prompt, user, spec, max_answer_tokens(spec), seed)
         for attempt in range(self.retries + 1):
             done = self.completer.complete(request)

@@ -53,6 +53,7 @@ class PromptTemplate:
     schema_ref: str
     user: str
     example: dict[str, Any] = field(default_factory=dict)
+    temperature: float | None = None  # e.g. low for choosing among places
 
     def schema(self, **variables: Any) -> type[BaseModel]:
         """The answer schema; built from the variables when options exist only at run time."""
@@ -71,7 +72,7 @@ class PromptTemplate:
                 file=self.path,
                 fix="pass it (see the [example] table of the template for every variable)",
             ) from None
-        return Prompt(self.name, system_text(identity), user.strip(), agent)
+        return Prompt(self.name, system_text(identity), user.strip(), agent, self.temperature)
 
     def ask(
         self,
@@ -121,6 +122,7 @@ def load_template(path: Path) -> PromptTemplate:
         schema_ref=data["schema"],
         user=data["user"],
         example=data.get("example", {}),
+        temperature=data.get("temperature"),
     )
 
 

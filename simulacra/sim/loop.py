@@ -10,6 +10,7 @@ deterministic, so a resumed run continues exactly as the uninterrupted one would
 from __future__ import annotations
 
 import difflib
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -35,7 +36,6 @@ from simulacra.sim.resident import Action, Resident
 from simulacra.world import Event, World, WorldState, load_world
 from simulacra.world.tree import Arena, GameObject
 
-CHECKPOINT = "checkpoint"
 SECONDS_PER_LINE = 20  # how long one line of a conversation takes to say, in game time
 
 
@@ -68,6 +68,8 @@ class Simulation:
         self.store = MemoryStore(directory)
         self.state = WorldState(world)
         self.step_no = 0
+        self.wall_seconds = 0.0  # real time spent stepping, over every session of this run
+        self._running_since: float | None = None
         self.cooldowns: dict[str, str] = {}  # "A|B" -> game time the pair may talk again
         self.residents: dict[str, Resident] = {}
         for persona in world.personas:
@@ -142,7 +144,7 @@ class Simulation:
             settings.llm = settings.llm.model_copy(update=overrides.model_dump(exclude_unset=True))
         world = load_world(rundir.world_path(directory, meta))
         sim = cls._open(directory, meta, world, settings, model, embedder)
-        saved = sim.store.load_state(CHECKPOINT)
+        saved = sim.store.load_state(rundir.CHECKPOINT_KEY)
         if saved is None:
             raise UserError(
                 "this run has no checkpoint yet",
@@ -186,6 +188,7 @@ class Simulation:
     def get_state(self) -> dict:
         return {
             "step": self.step_no,
+            "wall_seconds": round(self._wall(), 3),
             "world": self.state.get_state(),
             "cooldowns": dict(self.cooldowns),
             "residents": {name: r.get_state() for name, r in self.residents.items()},
@@ -193,6 +196,7 @@ class Simulation:
 
     def set_state(self, state: dict) -> None:
         self.step_no = state["step"]
+        self.wall_seconds = state["wall_seconds"]
         self.state.set_state(state["world"])
         self.cooldowns = dict(state["cooldowns"])
         for name, resident_state in state["residents"].items():
@@ -203,7 +207,7 @@ class Simulation:
         """Events on disk first, then state and memories in one commit."""
         if self.events is not None:
             self.events.sync()
-        self.store.save_state(CHECKPOINT, self.get_state())
+        self.store.save_state(rundir.CHECKPOINT_KEY, self.get_state())
         self.store.commit()
 
     def close(self) -> None:
@@ -228,6 +232,7 @@ class Simulation:
         if self.events is None:
             self.events = EventLog(self.directory / EVENTS_FILE)
         every = self.settings.sim.checkpoint_every
+        self._running_since = time.monotonic()
         try:
             while self.step_no < last and not should_stop():
                 report = self.step()
@@ -236,7 +241,13 @@ class Simulation:
                 if on_step is not None:
                     on_step(report)
         finally:
+            self.wall_seconds = self._wall()
+            self._running_since = None
             self.checkpoint()
+
+    def _wall(self) -> float:
+        running = time.monotonic() - self._running_since if self._running_since else 0.0
+        return self.wall_seconds + running
 
     def step(self) -> StepReport:
         now = self.now
@@ -322,8 +333,8 @@ class Simulation:
 
     def _start(self, r: Resident, activity: str, now: datetime, end: datetime) -> None:
         self._stop_using(r)
-        activity = " ".join(activity.split()).removeprefix("is ").rstrip(".")
-        if activity == planning.SLEEPING:
+        activity = " ".join(activity.split()).rstrip(".")
+        if planning.is_sleeping(activity):
             address = self._bed(r)
             action = Action(
                 activity, now, end, address, emoji("sleep"), "is", activity, "being slept in"
@@ -471,6 +482,9 @@ class Simulation:
             )
             self.state.set_action(me.name, "is", activity, f"{me.name} is {activity}")
             remember_conversation(me.agent, you.name, lines, now)
+        # The one spoken to comes over and stands next to the one who spoke first.
+        walk = self.world.path(self.state.tile_of(b.name), self.state.tile_of(a.name))
+        b.path = (walk or [])[:-1]
         cooldown = timedelta(minutes=self.settings.conversation.cooldown_minutes)
         self.cooldowns[pair(a.name, b.name)] = (now + cooldown).isoformat()
         chats.append(
@@ -499,9 +513,9 @@ class Simulation:
             s = float(self._place_vectors[place] @ query)
             sector = place.split(":")[0]
             if here.arena and place.startswith(f"{here.sector}: {here.arena}"):
-                s += 0.15
+                s += 0.2
             if sector in (home_sector, work_sector):
-                s += 0.1
+                s += 0.15
             return s
 
         ranked = sorted(known, key=lambda p: (-score(p), p))

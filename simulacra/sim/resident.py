@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from datetime import date, datetime
 
 from simulacra.agent import GenerativeAgent
-from simulacra.cognition.plan import SLEEPING, DayPlan
+from simulacra.cognition.plan import DayPlan, is_sleeping
 from simulacra.world import Perception, ResidentPersona, SpatialMemory, World
 from simulacra.world.grid import Tile
 
@@ -32,7 +32,7 @@ class Action:
 
     @property
     def asleep(self) -> bool:
-        return self.activity == SLEEPING
+        return is_sleeping(self.activity)
 
     def to_state(self) -> dict:
         state = asdict(self)

@@ -25,6 +25,7 @@ from simulacra.world import World
 META_FILE = "meta.json"
 WORLD_DIR = "world"
 MAP_FILE = "world.json"
+CHECKPOINT_KEY = "checkpoint"  # in memory.sqlite's state table, committed with the memories
 
 
 @dataclass

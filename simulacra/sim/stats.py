@@ -1,0 +1,76 @@
+"""What a run cost and how it went: the figures `simulacra stats` and the town benchmark print.
+
+Per agent per game-hour, as the reference figures are given (the original implementation
+averaged about 54 model calls and 26,000 tokens per agent per game-hour).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from simulacra.llm.calllog import CALLS_FILE, Totals, read_calls, summarise
+from simulacra.memory.store import DB_FILE
+from simulacra.sim import rundir
+from simulacra.sim.eventlog import EVENTS_FILE, read_events
+
+
+@dataclass(frozen=True)
+class RunStats:
+    agents: int
+    steps: int
+    start: datetime
+    reached: datetime
+    game_hours: float
+    wall_seconds: float
+    calls: Totals
+    conversations: int
+    invalid_places: int
+
+    def per_agent_hour(self, value: float) -> float:
+        units = self.agents * self.game_hours
+        return value / units if units else 0.0
+
+
+def run_stats(directory: Path) -> RunStats:
+    meta = rundir.read_meta(directory)
+    town = json.loads((directory / rundir.MAP_FILE).read_text(encoding="utf-8"))
+    places = {s["name"] for s in town["sectors"]}
+    places |= {p["address"] for kind in ("arenas", "objects") for p in town[kind]}
+    steps = conversations = invalid = 0
+    last = meta.start
+    events = directory / EVENTS_FILE
+    for record in read_events(events) if events.exists() else []:
+        steps += 1
+        last = datetime.fromisoformat(record["time"])
+        conversations += len(record.get("chats", []))
+        for agent in record["agents"].values():
+            if agent["place"] and agent["place"] not in places:
+                invalid += 1
+    calls = directory / CALLS_FILE
+    totals = summarise(read_calls(calls)).total if calls.exists() else Totals()
+    return RunStats(
+        agents=len(meta.agents),
+        steps=steps,
+        start=meta.start,
+        reached=last,
+        game_hours=steps * meta.step_seconds / 3600,
+        wall_seconds=_wall_seconds(directory),
+        calls=totals,
+        conversations=conversations,
+        invalid_places=invalid,
+    )
+
+
+def _wall_seconds(directory: Path) -> float:
+    path = directory / DB_FILE
+    if not path.exists():
+        return 0.0
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
+        row = db.execute(
+            "SELECT value FROM state WHERE key = ?", (rundir.CHECKPOINT_KEY,)
+        ).fetchone()
+    return json.loads(row[0]).get("wall_seconds", 0.0) if row else 0.0
