@@ -36,3 +36,12 @@ def test_collection_names_follow_chroma_rules():
     assert collection_name("Zoë") != collection_name("Zoé")
     assert collection_name("A" * 200) == collection_name("A" * 200)
     assert len(collection_name("A" * 200)) <= 63
+
+
+def test_batches_larger_than_chromas_limit_are_split(tmp_path):
+    vectors = VectorStore(tmp_path / "chroma").collection("Klaus Mueller")
+    many = np.tile(unit([1, 0, 0]), (7000, 1))
+    vectors.upsert(list(range(7000)), many)
+    assert vectors.count() == 7000
+    vectors.delete(list(range(6500)))
+    assert vectors.count() == 500

@@ -261,22 +261,24 @@ class MemoryStream:
         m = self._mirror
         if m.n == 0 or not queries:
             return [[] for _ in queries]
-        candidates = np.arange(m.n)
+        # A slice keeps numpy on views; only a kinds filter needs a (copying) index array.
+        candidates: slice | np.ndarray = slice(0, m.n)
         if kinds is not None:
             wanted = [kind.value for kind in kinds]
             candidates = np.flatnonzero(np.isin(m.kinds[: m.n], wanted))
+        rows = np.arange(m.n) if isinstance(candidates, slice) else candidates
         query_vectors = self._embedder.embed(list(queries))
         results = []
         touched: set[int] = set()
         for query_vector in query_vectors:
-            if candidates.size == 0:
+            if rows.size == 0:
                 results.append([])
                 continue
             s = self._score(query_vector, now, candidates)
             chosen = top(s.total, k)
             hits = []
             for j in chosen:
-                memory_id = int(m.ids[candidates[j]])
+                memory_id = int(m.ids[rows[j]])
                 hits.append(
                     Retrieved(
                         self._records[memory_id],
@@ -292,7 +294,7 @@ class MemoryStream:
             self._touch(sorted(touched), now)
         return results
 
-    def _score(self, query_vector: np.ndarray, now: datetime, rows: np.ndarray) -> Scores:
+    def _score(self, query_vector: np.ndarray, now: datetime, rows: slice | np.ndarray) -> Scores:
         m = self._mirror
         return score(
             query=query_vector,

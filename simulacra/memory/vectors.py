@@ -53,6 +53,7 @@ class AgentVectors:
         self._client = client
         self._name = name
         self._agent = agent
+        self._batch = min(client.get_max_batch_size(), 2000)
         self._c = self._open()
 
     def _open(self):
@@ -70,12 +71,14 @@ class AgentVectors:
         self._c = self._open()
 
     def upsert(self, ids: Sequence[int], vectors: np.ndarray) -> None:
-        if len(ids):
-            self._c.upsert(ids=[str(i) for i in ids], embeddings=np.asarray(vectors).tolist())
+        vectors = np.asarray(vectors)
+        for start in range(0, len(ids), self._batch):  # Chroma refuses oversized batches
+            chunk = slice(start, start + self._batch)
+            self._c.upsert(ids=[str(i) for i in ids[chunk]], embeddings=vectors[chunk].tolist())
 
     def delete(self, ids: Sequence[int]) -> None:
-        if len(ids):
-            self._c.delete(ids=[str(i) for i in ids])
+        for start in range(0, len(ids), self._batch):
+            self._c.delete(ids=[str(i) for i in ids[start : start + self._batch]])
 
     def all(self) -> tuple[list[int], np.ndarray]:
         got = self._c.get(include=["embeddings"])
