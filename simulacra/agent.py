@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
@@ -28,6 +28,7 @@ from simulacra.cognition.summary import Summary
 from simulacra.embed import Embedder, open_embedder
 from simulacra.errors import UserError
 from simulacra.llm import LanguageModel, open_model
+from simulacra.llm.templates import PromptTemplate
 from simulacra.memory import importance, reflection
 from simulacra.memory.record import Kind, MemoryRecord, NewMemory
 from simulacra.memory.store import MemoryStore
@@ -208,6 +209,13 @@ class GenerativeAgent:
         """Name, traits and the summary description: the stable head of every prompt."""
         return summary_mod.identity(self.persona, self._summary, self.currently)
 
+    def ask(self, template: PromptTemplate, **variables: Any) -> Any:
+        """Ask the model a template's question as this agent: its identity heads the prompt
+        and ``name`` is there for the template."""
+        return template.ask(
+            self.model, identity=self.identity, agent=self.name, name=self.name, **variables
+        )
+
     def refresh_summary(self, at: datetime | None = None, *, force: bool = False) -> Summary:
         """Recompute the summary description if it is older than the refresh interval."""
         now = self._at(at)
@@ -307,11 +315,8 @@ class GenerativeAgent:
         self.refresh_summary(now)
         k = self.settings.agent.interview_memories
         memories = self.stream.retrieve(question, now, k, touch=remember)
-        answer = INTERVIEW.ask(
-            self.model,
-            identity=self.identity,
-            agent=self.name,
-            name=self.name,
+        answer = self.ask(
+            INTERVIEW,
             now=gametime.describe(now),
             interviewer=interviewer[:1].upper() + interviewer[1:],
             question=question,
@@ -331,11 +336,8 @@ class GenerativeAgent:
         self.refresh_summary(now)
         self.remember([NewMemory(observation)], now)
         memories = self.stream.retrieve(observation, now, self.settings.retrieval.top_k)
-        answer = REACT.ask(
-            self.model,
-            identity=self.identity,
-            agent=self.name,
-            name=self.name,
+        answer = self.ask(
+            REACT,
             now=gametime.describe(now),
             status=self.status,
             observation=observation,

@@ -44,11 +44,8 @@ class Placed:
 def place_action(
     agent, *, now: str, here: str, home: str, activity: str, minutes: int, places: list[str]
 ) -> Placed:
-    answer = ACT.ask(
-        agent.model,
-        identity=agent.identity,
-        agent=agent.name,
-        name=agent.name,
+    answer = agent.ask(
+        ACT,
         now=now,
         here=here,
         home=home,

@@ -51,11 +51,8 @@ def next_line(
 ) -> UtteranceAnswer:
     query = partner + (f" {lines[-1].text}" if lines else "")
     memories = agent.stream.retrieve(query, now, agent.settings.conversation.memories_about_partner)
-    return RESPOND.ask(
-        agent.model,
-        identity=agent.identity,
-        agent=agent.name,
-        name=agent.name,
+    return agent.ask(
+        RESPOND,
         partner=partner,
         setting=setting,
         now=gametime.describe(now),
@@ -88,11 +85,8 @@ def remember_conversation(
     agent: GenerativeAgent, partner: str, lines: Sequence[Line], now: datetime
 ) -> None:
     """The transcript, a planning note and a memo citing it: rated together in one call."""
-    notes = AFTER_CHAT.ask(
-        agent.model,
-        identity=agent.identity,
-        agent=agent.name,
-        name=agent.name,
+    notes = agent.ask(
+        AFTER_CHAT,
         partner=partner,
         now=gametime.describe(now),
         lines=list(lines),

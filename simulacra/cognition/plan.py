@@ -145,11 +145,8 @@ def revise_for_new_day(agent: GenerativeAgent, today: date) -> str:
         for hit in hits:
             if hit.record.created >= yesterday:
                 seen[hit.record.id] = hit.record.description
-    answer = NEW_DAY.ask(
-        agent.model,
-        identity=agent.identity,
-        agent=agent.name,
-        name=agent.name,
+    answer = agent.ask(
+        NEW_DAY,
         currently=agent.currently or agent.persona.currently or "going about their life",
         yesterday=f"{yesterday:%A %B} {yesterday.day}",
         today=gametime.describe(now)[:-7],
@@ -170,11 +167,8 @@ def plan_day(agent: GenerativeAgent, today: date, yesterday: str = "") -> DayPla
     midnight = datetime.combine(today, time(0, 0))
     options = wake_options(life.wake)
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
-    plan = DAY_PLAN.ask(
-        agent.model,
-        identity=agent.identity,
-        agent=agent.name,
-        name=agent.name,
+    plan = agent.ask(
+        DAY_PLAN,
         today=gametime.describe(midnight)[:-7],
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
@@ -188,11 +182,8 @@ def plan_day(agent: GenerativeAgent, today: date, yesterday: str = "") -> DayPla
     if bedtime <= wake:  # a bedtime after midnight
         bedtime = datetime.combine(today, time(23, 59))
     hours = [f"{h:02d}:00" for h in range(wake.hour, bedtime.hour + (bedtime.minute > 0))]
-    schedule = SCHEDULE.ask(
-        agent.model,
-        identity=agent.identity,
-        agent=agent.name,
-        name=agent.name,
+    schedule = agent.ask(
+        SCHEDULE,
         today=gametime.describe(midnight)[:-7],
         wake=f"{wake:%H:%M}",
         bedtime=f"{bedtime:%H:%M}",
@@ -257,11 +248,8 @@ def decompose(agent: GenerativeAgent, block: Block, now: datetime, horizon: int)
     if total < 10:
         block.steps.append((block.activity, start, total))
         return
-    answer = DECOMPOSE.ask(
-        agent.model,
-        identity=agent.identity,
-        agent=agent.name,
-        name=agent.name,
+    answer = agent.ask(
+        DECOMPOSE,
         now=gametime.describe(now),
         start=f"{start:%H:%M}",
         end=f"{end:%H:%M}",

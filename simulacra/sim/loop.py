@@ -16,8 +16,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import numpy as np
-
 from simulacra import gametime
 from simulacra.agent import GenerativeAgent
 from simulacra.cognition import decide as decision
@@ -32,9 +30,10 @@ from simulacra.memory import MemoryStore, NewMemory
 from simulacra.settings import LLMSettings, Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, EventLog
+from simulacra.sim.places import PlaceChooser, arena_of, bed_of
 from simulacra.sim.resident import Action, Resident
 from simulacra.world import Event, World, WorldState, load_world
-from simulacra.world.tree import Arena, GameObject
+from simulacra.world.tree import GameObject
 
 SECONDS_PER_LINE = 20  # how long one line of a conversation takes to say, in game time
 
@@ -79,7 +78,7 @@ class Simulation:
             agent = GenerativeAgent(persona.persona(), stream, model, settings, now=meta.start)
             self.residents[persona.name] = Resident(agent, persona, world)
         self.events: EventLog | None = None
-        self._place_vectors: dict[str, np.ndarray] = {}
+        self.places = PlaceChooser(world, embedder, settings.plan.place_choices)
         # Per resident, the first memory id not yet written to the event log.
         self._unlogged = {name: r.agent.stream.next_id() for name, r in self.residents.items()}
 
@@ -180,10 +179,6 @@ class Simulation:
     @property
     def now(self) -> datetime:
         return self.meta.step_time(self.step_no)
-
-    @property
-    def done(self) -> bool:
-        return self.step_no >= self.meta.total_steps
 
     def get_state(self) -> dict:
         return {
@@ -309,7 +304,12 @@ class Simulation:
         if r.asleep and now < r.action.end:
             return  # eyes closed: no perceiving, no deciding, no calls
         agent.refresh_summary(now)
-        seen = r.perception.perceive(self.state, self.settings.perception)
+        # The state of the thing one is using oneself is no news.
+        seen = [
+            e
+            for e in r.perception.perceive(self.state, self.settings.perception)
+            if e.subject != r.using
+        ]
         if seen:
             agent.remember([observation(e) for e in seen], now)
         focus = self._focus(r, seen, now)
@@ -335,7 +335,7 @@ class Simulation:
         self._stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if planning.is_sleeping(activity):
-            address = self._bed(r)
+            address = bed_of(self.world, r.persona)
             action = Action(
                 activity, now, end, address, emoji("sleep"), "is", activity, "being slept in"
             )
@@ -349,7 +349,7 @@ class Simulation:
                 home=self.world.phrase(r.persona.home),
                 activity=activity,
                 minutes=max(1, int((end - now).total_seconds() // 60)),
-                places=self._candidate_places(r, activity),
+                places=self.places.candidates(r, activity, self.state.tile_of(r.name)),
             )
             action = Action(
                 activity,
@@ -371,7 +371,7 @@ class Simulation:
         r.path = path or []
         r.waiting = not self.state.has_room(address, r.name)
         if r.waiting:
-            place = self.world.phrase(self._arena_of(address))
+            place = self.world.phrase(arena_of(self.world, address))
             self.state.set_action(r.name, "is", f"waiting for {place} to be free")
         elif not r.path:
             self._arrive(r)
@@ -431,11 +431,8 @@ class Simulation:
             for hit in hits:
                 memories[hit.record.id] = hit.record.description
         options = decision.options(people)
-        answer = decision.DECIDE.ask(
-            r.agent.model,
-            identity=r.agent.identity,
-            agent=r.name,
-            name=r.name,
+        answer = r.agent.ask(
+            decision.DECIDE,
             now=gametime.describe(now),
             place=self.world.place_at(self.state.tile_of(r.name)).address or "the street",
             status=r.action.activity if r.action else "idle",
@@ -490,49 +487,6 @@ class Simulation:
         chats.append(
             {"between": [a.name, b.name], "lines": [[line.speaker, line.text] for line in lines]}
         )
-
-    # -- places ----------------------------------------------------------------------------
-
-    def _candidate_places(self, r: Resident, activity: str) -> list[str]:
-        """The places known to the agent that best suit the activity: over-fetch by meaning,
-        favour where the agent is, home and work. Small models choose well among few."""
-        known = r.spatial.known_objects()
-        known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
-        if not known:
-            return [self.world.place_at(self.state.tile_of(r.name)).address or r.persona.home]
-        missing = [p for p in known if p not in self._place_vectors]
-        if missing:
-            for place, vector in zip(missing, self.embedder.embed(missing), strict=True):
-                self._place_vectors[place] = vector
-        query = self.embedder.embed_one(activity)
-        here = self.world.place_at(self.state.tile_of(r.name))
-        home_sector = r.persona.home.split(":")[0]
-        work_sector = (r.persona.workplace or "").split(":")[0]
-
-        def score(place: str) -> float:
-            s = float(self._place_vectors[place] @ query)
-            sector = place.split(":")[0]
-            if here.arena and place.startswith(f"{here.sector}: {here.arena}"):
-                s += 0.2
-            if sector in (home_sector, work_sector):
-                s += 0.15
-            return s
-
-        ranked = sorted(known, key=lambda p: (-score(p), p))
-        return ranked[: self.settings.plan.place_choices]
-
-    def _bed(self, r: Resident) -> str:
-        home = self.world.place(r.persona.home)
-        if isinstance(home, Arena):
-            for obj in home.objects.values():
-                if "bed" in obj.name.lower():
-                    return obj.address
-            return home.address
-        return r.persona.home
-
-    def _arena_of(self, address: str) -> str:
-        place = self.world.place(address)
-        return place.arena_address if isinstance(place, GameObject) else address
 
 
 def observation(event: Event) -> NewMemory:

@@ -1,0 +1,114 @@
+"""Planning (paper §4.3) with the scripted model: the day, the hours, steps just in time."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+
+import pytest
+from scripted_town import SCRIPTS
+
+from simulacra import GenerativeAgent, Persona, Settings
+from simulacra.cognition import plan as planning
+from simulacra.memory import Kind
+
+DAY = date(2023, 2, 13)
+PERSONA = Persona(
+    name="Isabella Rodriguez",
+    age=34,
+    innate="friendly",
+    learned="Isabella Rodriguez runs Hobbs Cafe",
+    lifestyle={"wake": "06:00", "sleep": "23:00"},
+)
+
+
+@pytest.fixture
+def agent(tmp_path, scripted, word_embedder):
+    model = scripted(SCRIPTS)
+    return GenerativeAgent.create(
+        tmp_path / "a",
+        PERSONA,
+        at=datetime.combine(DAY, time(5)),
+        settings=Settings(),
+        model=model,
+        embedder=word_embedder,
+    )
+
+
+def minutes(blocks) -> int:
+    return sum(b.minutes for b in blocks)
+
+
+def test_fit_fills_the_time_in_five_minute_steps():
+    assert planning.fit([("a", 15), ("b", 15)], 60) == [("a", 30), ("b", 30)]
+    stretched = planning.fit([("a", 5), ("b", 10), ("c", 15)], 120)
+    assert sum(m for _, m in stretched) == 120 and all(m % 5 == 0 for _, m in stretched)
+    squeezed = planning.fit([("a", 15)] * 8, 30)
+    assert sum(m for _, m in squeezed) == 30
+
+
+def test_blocks_cover_the_day_with_sleep_at_both_ends():
+    midnight = datetime.combine(DAY, time(0))
+    wake = midnight + timedelta(hours=6, minutes=30)
+    bed = midnight + timedelta(hours=22)
+    hours = ["having breakfast"] + ["working at the cafe"] * 15 + ["reading"]
+    blocks = planning._blocks(midnight, wake, bed, hours[: 22 - 6])
+    assert blocks[0].activity == "sleeping" and blocks[0].end == wake
+    assert blocks[1].activity == "having breakfast" and blocks[1].minutes == 30  # 6:30-7:00
+    assert blocks[2].activity == "working at the cafe" and blocks[2].end == bed
+    assert blocks[-1].activity == "sleeping" and blocks[-1].start == bed
+    assert minutes(blocks) == 24 * 60
+
+
+def test_a_day_is_planned_in_two_calls_and_remembered(agent):
+    backend = agent.model.completer
+    plan = planning.plan_day(agent, DAY)
+    assert len(backend.calls("day_plan")) == 1 and len(backend.calls("hourly_schedule")) == 1
+    assert plan.wake == datetime.combine(DAY, time(6))  # the usual time, as scripted
+    assert minutes(plan.blocks) == 24 * 60
+    assert not backend.calls("decompose"), "nothing is decomposed up front"
+    remembered = agent.stream.recent(1)[0]
+    assert remembered.kind is Kind.PLAN and "plan for Monday February 13" in remembered.description
+
+
+def test_steps_are_cut_just_in_time_for_the_next_two_hours(agent):
+    backend = agent.model.completer
+    plan = planning.plan_day(agent, DAY)
+    nine = datetime.combine(DAY, time(9))
+    activity, start, end = planning.current_step(agent, plan, nine, horizon=120)
+    assert len(backend.calls("decompose")) == 1
+    assert start == nine and end - start == timedelta(hours=1)  # two scripted steps in 2 h
+    block = plan.block_at(nine)
+    assert block.decomposed_until == nine + timedelta(hours=2)
+    planning.current_step(agent, plan, nine + timedelta(minutes=90), horizon=120)
+    assert len(backend.calls("decompose")) == 1  # still within what was cut
+    planning.current_step(agent, plan, nine + timedelta(hours=2, minutes=1), horizon=120)
+    assert len(backend.calls("decompose")) == 2
+
+
+def test_a_reaction_replaces_the_rest_of_the_block(agent):
+    plan = planning.plan_day(agent, DAY)
+    ten = datetime.combine(DAY, time(10))
+    planning.current_step(agent, plan, ten, horizon=120)
+    planning.replan_from(plan, ten + timedelta(minutes=5), "putting out the fire", 15)
+    activity, start, end = planning.current_step(
+        agent, plan, ten + timedelta(minutes=6), horizon=120
+    )
+    assert activity == "putting out the fire" and end - start == timedelta(minutes=15)
+    after = ten + timedelta(minutes=21)
+    activity, start, _ = planning.current_step(agent, plan, after, horizon=120)
+    assert activity == "working at the counter of Hobbs Cafe" and start == after
+
+
+def test_the_inner_voice_reaches_the_next_day_plan(agent):
+    agent.inner_voice("I will invite everyone to the party")
+    planning.plan_day(agent, DAY)
+    (request,) = agent.model.completer.calls("day_plan")
+    assert "I will invite everyone to the party" in request.user
+
+
+def test_a_new_day_revises_what_the_agent_is_up_to(agent):
+    agent.observe("Maria Lopez promised to come to the party", datetime.combine(DAY, time(9)))
+    yesterday = planning.revise_for_new_day(agent, DAY + timedelta(days=1))
+    (request,) = agent.model.completer.calls("new_day")
+    assert "Maria Lopez promised to come to the party" in request.user
+    assert yesterday and agent.currently
