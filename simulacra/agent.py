@@ -44,6 +44,7 @@ else:  # pragma: no cover
 PERSONA_FILE = "persona.toml"
 INNER_VOICE = "resolves"  # predicate marking an inner-voice memory, which plans follow
 RATINGS_KEPT = 500
+FIRST_DAY = datetime(2023, 2, 13, 7)  # the paper's first game morning: a clock's last resort
 
 
 @dataclass(frozen=True)
@@ -145,8 +146,7 @@ class GenerativeAgent:
             persona = Persona.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
         except (tomllib.TOMLDecodeError, ValueError) as e:
             raise UserError(f"unreadable persona: {e}", file=path) from None
-        agent = cls._build(directory, persona, None, settings, model, embedder)
-        return agent
+        return cls._build(directory, persona, None, settings, model, embedder)
 
     @classmethod
     def _build(cls, directory, persona, at, settings, model, embedder) -> GenerativeAgent:
@@ -156,9 +156,7 @@ class GenerativeAgent:
         embedder = embedder or open_embedder(settings.embed, settings.llm.cache_dir)
         stream = store.stream(persona.name, embedder, settings.retrieval)
         state = store.load_state(persona.name)
-        agent = cls(
-            persona, stream, model, settings, now=at or datetime(2023, 2, 13, 7), store=store
-        )
+        agent = cls(persona, stream, model, settings, now=at or FIRST_DAY, store=store)
         if state is not None:
             agent.set_state(state)
         return agent
@@ -167,10 +165,6 @@ class GenerativeAgent:
         if self._store is not None:
             self._store.save_state(self.name, self.get_state())
             self._store.commit()
-
-    def detach(self) -> None:
-        """Stop committing after each call: a simulation commits at its checkpoints."""
-        self._store = None
 
     # -- state -----------------------------------------------------------------------------
 

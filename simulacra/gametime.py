@@ -12,10 +12,6 @@ def describe(t: datetime) -> str:
     return f"{t:%A %B} {t.day}, {t.year}, {t:%H:%M}"
 
 
-def clock(t: datetime) -> str:
-    return f"{t:%H:%M}"
-
-
 def parse(text: str, *, field: str = "time") -> datetime:
     """``2023-02-13 07:30`` or ``2023-02-13T07:30``."""
     try:

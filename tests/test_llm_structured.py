@@ -54,3 +54,11 @@ def test_choose_returns_one_of_the_options(scripted):
 def test_unscripted_templates_get_the_simplest_valid_answer(scripted):
     answer = scripted().generate(PROMPT, nested_schema())
     assert answer.items == []
+
+
+def test_free_text_is_logged_and_stripped(scripted):
+    model = scripted({"test": "  a free answer \n"})
+    assert model.text(PROMPT, max_tokens=20) == "a free answer"
+    request = model.completer.requests[0]
+    assert request.schema is None and request.max_tokens == 20
+    assert model.log.totals.calls == 1

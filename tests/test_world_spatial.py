@@ -51,9 +51,6 @@ def test_grows_as_the_agent_walks_and_renders_compactly(world):
     assert "Ada's house: bedroom (bed); kitchen (stove, refrigerator)." in memory.describe()
     assert memory.describe(["Ada's house"]).startswith("Ada's house: ")
     assert "Corner Cafe" not in memory.describe(["Ada's house"])
-    assert memory.describe_arena("Ada's house: kitchen") == (
-        "In the kitchen at Ada's house: stove, refrigerator."
-    )
 
 
 def test_object_states_are_remembered_as_last_seen(world):

@@ -4,6 +4,7 @@ fork, interview, whisper, set, log."""
 from __future__ import annotations
 
 import signal
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -83,12 +84,12 @@ def run(
 
 
 def _run_live(sim: Simulation) -> None:
-    stop = {"asked": False}
+    stop = threading.Event()
 
     def on_interrupt(signum, frame):  # noqa: ARG001
-        if stop["asked"]:
+        if stop.is_set():  # a second Ctrl-C: stop now, the last checkpoint stands
             raise KeyboardInterrupt
-        stop["asked"] = True
+        stop.set()  # the first: finish the step, checkpoint, stop
 
     previous = signal.signal(signal.SIGINT, on_interrupt)
     total = sim.meta.total_steps
@@ -102,15 +103,15 @@ def _run_live(sim: Simulation) -> None:
     task = progress.add_task(
         gametime.describe(sim.now), total=total, completed=sim.step_no, info=""
     )
-    table = Table(box=None, show_header=False)
     started = time.monotonic()
-    shown = {"at": 0.0}
+    last_shown = 0.0
 
     def on_step(report: StepReport) -> None:
+        nonlocal last_shown
         now = time.monotonic()
-        if now - shown["at"] < 0.25 and report.step + 1 < total:
+        if now - last_shown < 0.25 and report.step + 1 < total:
             return
-        shown["at"] = now
+        last_shown = now
         t = sim.model.log.totals
         speed = t.generated_tokens / t.seconds if t.seconds else 0.0
         progress.update(
@@ -125,15 +126,14 @@ def _run_live(sim: Simulation) -> None:
         live.update(Group(progress, rows))
 
     try:
-        with Live(
-            Group(progress, table), console=console, refresh_per_second=4, transient=False
-        ) as live:
-            sim.run(on_step=on_step, should_stop=lambda: stop["asked"])
+        with Live(progress, console=console, refresh_per_second=4, transient=False) as live:
+            sim.run(on_step=on_step, should_stop=stop.is_set)
     finally:
         signal.signal(signal.SIGINT, previous)
         sim.close()
     t = sim.model.log.totals
-    state = "stopped (Ctrl-C) at" if stop["asked"] else "finished at"
+    state = "stopped (Ctrl-C) at" if stop.is_set() else "finished at"
+    console.line()  # piped output: the live display's last line has no end of its own
     console.print(
         f"{state} {gametime.describe(sim.now)}, step {sim.step_no}/{total}, "
         f"in {time.monotonic() - started:.0f} s · {t.calls} model calls "
@@ -141,7 +141,8 @@ def _run_live(sim: Simulation) -> None:
     )
     console.print(
         f"run: {sim.directory}   next: simulacra log {sim.directory}"
-        + ("" if not stop["asked"] else f" · simulacra run --resume {sim.directory}")
+        f" · simulacra view {sim.directory}"
+        + (f" · simulacra run --resume {sim.directory}" if stop.is_set() else "")
     )
 
 

@@ -27,7 +27,7 @@ Changing (one per simulation; checkpoint with get_state/set_state)::
 
     state = WorldState(world)
     state.place(name) / state.move(name, next_tile) / state.tile_of(name)
-    state.set_action(name, "is", "brewing coffee")     # the agent's event; clear_action -> idle
+    state.set_action(name, "is", "brewing coffee")     # the agent's event (default: idle)
     state.set_object_state("Lin family's kitchen stove", "is burning")
     state.events(), state.occupants("Hobbs Cafe: cafe"), state.has_room(address)
 

@@ -70,10 +70,6 @@ class Perception:
         del self._recent[: -settings.retention]
         return new
 
-    def forget(self) -> None:
-        """Empty the retention buffer, so everything in view counts as new again."""
-        self._recent.clear()
-
     def get_state(self) -> dict:
         return {"recent": [list(k) for k in self._recent]}
 

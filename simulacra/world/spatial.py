@@ -156,17 +156,6 @@ class SpatialMemory:
             lines.append(f"{sector.name}: {'; '.join(parts)}." if parts else f"{sector.name}.")
         return "\n".join(lines)
 
-    def describe_arena(self, address: str) -> str:
-        """``"In the kitchen at Lin family's house: stove, refrigerator."``"""
-        arena = self.world.place(address)
-        if not isinstance(arena, Arena):
-            raise ValueError(f"{address!r} is not an arena")
-        names = self._object_names(arena)
-        where = self.world.phrase(arena.address)
-        if not names:
-            return f"{where[:1].upper()}{where[1:]}."
-        return f"In {where}: {', '.join(names)}."
-
     def _object_names(self, arena: Arena) -> list[str]:
         names = []
         for obj in arena.objects.values():

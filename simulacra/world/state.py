@@ -51,10 +51,6 @@ class WorldState:
             raise ValueError(f"{agent} cannot step onto {tile}: not walkable")
         self._tiles[agent] = tile
 
-    def remove(self, agent: str) -> None:
-        self._tiles.pop(agent, None)
-        self._actions.pop(agent, None)
-
     def tile_of(self, agent: str) -> Tile:
         try:
             return self._tiles[agent]
@@ -63,9 +59,6 @@ class WorldState:
 
     def positions(self) -> dict[str, Tile]:
         return dict(self._tiles)
-
-    def agents_at(self, tile: Tile) -> list[str]:
-        return [a for a, t in self._tiles.items() if t == tuple(tile)]
 
     def occupants(self, address: str) -> list[str]:
         """Agents standing in a sector, arena or object, in the order they were placed."""
@@ -93,10 +86,6 @@ class WorldState:
         text = " ".join((description or f"{agent} {predicate} {obj}").split())
         self._actions[agent] = (predicate, obj, text)
         return self.event_of(agent)
-
-    def clear_action(self, agent: str) -> None:
-        """Back to idle."""
-        self._actions.pop(agent, None)
 
     def event_of(self, agent: str) -> Event:
         tile = self.tile_of(agent)
@@ -154,16 +143,6 @@ class WorldState:
         for address in self._object_states:
             event = self.object_event(address)
             if event is not None:
-                found.append(event)
-        return found
-
-    def events_at(self, tile: Tile) -> list[Event]:
-        """The events on one tile: agents standing there, an active object lying there."""
-        tile = (int(tile[0]), int(tile[1]))
-        found = [self.event_of(a) for a, t in self._tiles.items() if t == tile]
-        for address in self._object_states:
-            event = self.object_event(address)
-            if event is not None and tile in self.world.tiles_of(address):
                 found.append(event)
         return found
 
