@@ -362,7 +362,7 @@ class Simulation:
                 placed.object_state,
             )
         r.action = action
-        self.state.set_action(r.name, "is", activity, f"{r.name} is {activity}")
+        self._show(r)
         self._walk_to(r, action.address)
 
     def _walk_to(self, r: Resident, address: str) -> None:
@@ -383,12 +383,16 @@ class Simulation:
             if not self.state.has_room(r.action.address, r.name):
                 return
             r.waiting = False
-            self.state.set_action(
-                r.name, "is", r.action.activity, f"{r.name} is {r.action.activity}"
-            )
+            self._show(r)
         self.state.move(r.name, r.path.pop(0))
         if not r.path:
             self._arrive(r)
+
+    def _show(self, r: Resident) -> None:
+        """Make the resident's action its event in the world: the model's triple, told as
+        "<name> is <activity>"."""
+        a = r.action
+        self.state.set_action(r.name, a.predicate, a.object, f"{r.name} is {a.activity}")
 
     def _arrive(self, r: Resident) -> None:
         action = r.action
@@ -477,7 +481,7 @@ class Simulation:
             me.action = Action(
                 activity, now, end, where, emoji("talk"), "is", activity, partner=you.name
             )
-            self.state.set_action(me.name, "is", activity, f"{me.name} is {activity}")
+            self._show(me)
             remember_conversation(me.agent, you.name, lines, now)
         # The one spoken to comes over and stands next to the one who spoke first.
         walk = self.world.path(self.state.tile_of(b.name), self.state.tile_of(a.name))
