@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from simulacra.errors import UserError
 
@@ -10,6 +10,11 @@ from simulacra.errors import UserError
 def describe(t: datetime) -> str:
     """``Monday February 13, 2023, 07:30``."""
     return f"{t:%A %B} {t.day}, {t.year}, {t:%H:%M}"
+
+
+def day(t: date) -> str:
+    """``Monday February 13, 2023``."""
+    return f"{t:%A %B} {t.day}, {t.year}"
 
 
 def parse(text: str, *, field: str = "time") -> datetime:

@@ -229,26 +229,11 @@ def test_fork_copies_a_run_that_then_continues_on_its_own(tmp_path, word_embedde
     assert steps_of(tmp_path / "run") == list(range(40))
 
 
-@pytest.mark.parametrize("agents", [["Maria Lopez"], ["maria lopez", "Klaus Mueller"]])
-def test_agents_can_be_chosen(tmp_path, word_embedder, agents):
+def create_with(tmp_path, word_embedder, agents):
     settings = Settings()
     settings.llm.cache = False
     model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
-    if agents[0] != "Maria Lopez":
-        from simulacra.errors import UserError
-
-        with pytest.raises(UserError, match="no resident named 'maria lopez'.*Maria Lopez"):
-            Simulation.create(
-                WORLD,
-                tmp_path / "r",
-                hours=0.1,
-                settings=settings,
-                model=model,
-                embedder=word_embedder,
-                agents=agents,
-            )
-        return
-    sim = Simulation.create(
+    return Simulation.create(
         WORLD,
         tmp_path / "r",
         hours=0.1,
@@ -257,5 +242,16 @@ def test_agents_can_be_chosen(tmp_path, word_embedder, agents):
         embedder=word_embedder,
         agents=agents,
     )
+
+
+def test_agents_can_be_chosen(tmp_path, word_embedder):
+    sim = create_with(tmp_path, word_embedder, ["Maria Lopez"])
     assert list(sim.residents) == ["Maria Lopez"]
     sim.close()
+
+
+def test_an_unknown_agent_is_named_with_the_fix(tmp_path, word_embedder):
+    from simulacra.errors import UserError
+
+    with pytest.raises(UserError, match="no resident named 'maria lopez'.*Maria Lopez"):
+        create_with(tmp_path, word_embedder, ["maria lopez", "Klaus Mueller"])

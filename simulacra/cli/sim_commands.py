@@ -224,7 +224,7 @@ def log(directory: Path, agent: str | None, chats: bool) -> None:
         t = datetime.fromisoformat(record["time"])
         if t.date() != day:
             day = t.date()
-            console.print(f"[bold]{gametime.describe(t)[:-7]}[/bold]")
+            console.print(f"[bold]{gametime.day(t)}[/bold]")
         for who, a in record["agents"].items():
             if name and who != name:
                 continue

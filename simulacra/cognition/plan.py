@@ -137,7 +137,7 @@ def revise_for_new_day(agent: GenerativeAgent, today: date) -> str:
     now = datetime.combine(today, time(0, 0))
     yesterday = now - timedelta(days=1)
     queries = [
-        f"{agent.name}'s plans for {gametime.describe(yesterday)[:-7]}",
+        f"{agent.name}'s plans for {gametime.day(yesterday)}",
         f"important recent events in {agent.name}'s life",
     ]
     seen: dict[int, str] = {}
@@ -149,7 +149,7 @@ def revise_for_new_day(agent: GenerativeAgent, today: date) -> str:
         NEW_DAY,
         currently=agent.currently or agent.persona.currently or "going about their life",
         yesterday=f"{yesterday:%A %B} {yesterday.day}",
-        today=gametime.describe(now)[:-7],
+        today=gametime.day(now),
         memories=list(seen.values()) or ["nothing out of the ordinary"],
     )
     agent.currently = answer.currently
@@ -169,7 +169,7 @@ def plan_day(agent: GenerativeAgent, today: date, yesterday: str = "") -> DayPla
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
     plan = agent.ask(
         DAY_PLAN,
-        today=gametime.describe(midnight)[:-7],
+        today=gametime.day(midnight),
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
         usual_sleep=f"{life.sleep:%H:%M}",
@@ -184,7 +184,7 @@ def plan_day(agent: GenerativeAgent, today: date, yesterday: str = "") -> DayPla
     hours = [f"{h:02d}:00" for h in range(wake.hour, bedtime.hour + (bedtime.minute > 0))]
     schedule = agent.ask(
         SCHEDULE,
-        today=gametime.describe(midnight)[:-7],
+        today=gametime.day(midnight),
         wake=f"{wake:%H:%M}",
         bedtime=f"{bedtime:%H:%M}",
         hours=hours,
@@ -198,7 +198,7 @@ def plan_day(agent: GenerativeAgent, today: date, yesterday: str = "") -> DayPla
     agent.remember(
         [
             NewMemory(
-                f"{agent.name}'s plan for {gametime.describe(midnight)[:-7]}: wake up at "
+                f"{agent.name}'s plan for {gametime.day(midnight)}: wake up at "
                 f"{wake:%H:%M}; {outline}"[:1000],
                 Kind.PLAN,
             )
@@ -316,5 +316,5 @@ def replan_from(plan: DayPlan, now: datetime, activity: str, minutes: int) -> No
 
 def describe(plan: DayPlan) -> list[str]:
     """The day's schedule in words: the day, then one line per block."""
-    day = gametime.describe(datetime.combine(plan.day, time(0, 0)))[:-7]
+    day = gametime.day(plan.day)
     return [day] + [f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}" for b in plan.blocks]
