@@ -238,7 +238,9 @@ def stats(directory: Path) -> None:
         table.add_row(*row(name, totals))
     table.add_row(*row("[bold]total[/bold]", summary.total))
     console.print(table)
-    if (directory / "meta.json").is_file():
+    from simulacra.sim.rundir import META_FILE
+
+    if (directory / META_FILE).is_file():
         _run_stats(directory)
 
 

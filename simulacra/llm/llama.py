@@ -23,6 +23,8 @@ from simulacra.settings import LLMSettings
 _CHAR_RULE = re.compile(r"^char ::= .*$", re.MULTILINE)
 _STRICT_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/]'
 
+GRAMMARS_KEPT = 256
+
 # Used when a GGUF carries no chat template (base models): plain labelled turns.
 _PLAIN_TEMPLATE = (
     "{% for m in messages %}{{ m['role'] | capitalize }}:\n{{ m['content'] }}\n\n{% endfor %}"
@@ -68,7 +70,8 @@ class LlamaCppModel:
         self.settings = settings
         self._identity = file_identity(path)
         self._llm = None
-        self._grammars: dict[str, object] = {}
+        # Schemas with run-time options (places, people) differ call to call: keep the recent.
+        self._grammars: OrderedDict[str, object] = OrderedDict()
         self._prefixes = PrefixStates(settings.kv_cache_mb << 20)
 
     def _load(self):
@@ -152,12 +155,15 @@ class LlamaCppModel:
         import llama_cpp
 
         key = json.dumps(schema, sort_keys=True)
-        if key not in self._grammars:
-            with _quiet_stderr():
-                self._grammars[key] = llama_cpp.LlamaGrammar.from_string(
-                    grammar_text(schema), verbose=False
-                )
-        return self._grammars[key]
+        if key in self._grammars:
+            self._grammars.move_to_end(key)
+            return self._grammars[key]
+        with _quiet_stderr():
+            grammar = llama_cpp.LlamaGrammar.from_string(grammar_text(schema), verbose=False)
+        self._grammars[key] = grammar
+        if len(self._grammars) > GRAMMARS_KEPT:
+            self._grammars.popitem(last=False)
+        return grammar
 
     def complete(self, request: Request) -> Completion:
         import llama_cpp

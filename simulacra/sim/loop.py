@@ -79,6 +79,7 @@ class Simulation:
             self.residents[persona.name] = Resident(agent, persona, world)
         self.events: EventLog | None = None
         self.places = PlaceChooser(world, embedder, settings.plan.place_choices)
+        self._new_plans: dict[str, list[str]] = {}  # day plans made during the current step
         # Per resident, the first memory id not yet written to the event log.
         self._unlogged = {name: r.agent.stream.next_id() for name, r in self.residents.items()}
 
@@ -253,15 +254,11 @@ class Simulation:
             "agents": {},
         }
         chats: list[dict] = []
-        plans: dict[str, list[str]] = {}
+        self._new_plans = {}
         memories: dict[str, list[list[str]]] = {}
         objects_before = self.state.changed_objects()
         for resident in self.residents.values():
             self._live(resident, now, chats)
-            if resident.plan is not None:
-                described = planning.describe(resident.plan)
-                if described != resident.logged_plan:
-                    plans[resident.name] = resident.logged_plan = described
             new = resident.agent.stream.since_id(self._unlogged[resident.name])
             if new:
                 memories[resident.name] = [[r.kind.value, r.description] for r in new]
@@ -285,7 +282,7 @@ class Simulation:
         for key, value in (
             ("objects", changed),
             ("chats", chats),
-            ("plans", plans),
+            ("plans", self._new_plans),
             ("memories", memories),
         ):
             if value:
@@ -322,6 +319,7 @@ class Simulation:
         if r.plan is not None:
             r.yesterday = planning.revise_for_new_day(r.agent, now.date())
         r.plan = planning.plan_day(r.agent, now.date(), r.yesterday)
+        self._new_plans[r.name] = planning.describe(r.plan)  # logged with this step
         if r.action is not None and not r.talking:
             r.action.end = now  # today's plan decides what comes next
 

@@ -63,7 +63,6 @@ class Resident:
         self.waiting = False  # for room in a one-person place
         self.using: str | None = None  # the object whose state this resident set
         self.last_decision: dict[str, str] = {}  # observed subject -> game time of deciding
-        self.logged_plan: list[str] | None = None  # the plan as last written to the event log
 
     @property
     def name(self) -> str:
@@ -94,7 +93,6 @@ class Resident:
             "waiting": self.waiting,
             "using": self.using,
             "last_decision": dict(self.last_decision),
-            "logged_plan": self.logged_plan,
         }
 
     def set_state(self, state: dict) -> None:
@@ -108,4 +106,3 @@ class Resident:
         self.waiting = state["waiting"]
         self.using = state["using"]
         self.last_decision = dict(state["last_decision"])
-        self.logged_plan = state["logged_plan"]
