@@ -120,6 +120,8 @@ def summarise(run: Path, world_dir: Path, model_name: str, seconds: float) -> st
     )
     lines.append("; ".join(f"{text} ({n}×)" if n > 1 else text for text, n in changes.items()))
     reflections = _count_kind(run, "reflection")
+    total = sum(verdicts.values())
+    fitting = total - verdicts["**odd**"]
     t = stats.calls
     lines += [
         "",
@@ -127,8 +129,7 @@ def summarise(run: Path, world_dir: Path, model_name: str, seconds: float) -> st
         "",
         "| measure | value |",
         "|---|---|",
-        f"| places that fit the persona (home, work, usual) | {sum(verdicts.values()) - verdicts['**odd**']}"
-        f" of {sum(verdicts.values())} |",
+        f"| places that fit the persona (home, work, usual) | {fitting} of {total} |",
         f"| conversations | {len(chats)} |",
         f"| reflections | {reflections} |",
         f"| object state changes | {sum(changes.values())} |",

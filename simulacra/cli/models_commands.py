@@ -65,9 +65,7 @@ def models_assemble(settings: Settings, name: str | None) -> None:
     NAME defaults to the most capable installed model.
     """
     cache_dir = settings.llm.cache_dir
-    state = (
-        cat.status(cat.find(name), cache_dir) if name else cat.most_capable(cache_dir)
-    )
+    state = cat.status(cat.find(name), cache_dir) if name else cat.most_capable(cache_dir)
     if state is None:
         console.print(escape("no catalogue model is installed: pip install 'simulacra[qwen-1-5b]'"))
         return

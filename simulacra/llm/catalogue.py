@@ -159,9 +159,7 @@ def _marked_verified(model: CatalogueModel, target: Path) -> bool:
 Progress = Callable[[int], None]  # called with the bytes just written
 
 
-def assemble(
-    model: CatalogueModel, cache_dir: Path, progress: Progress | None = None
-) -> Path:
+def assemble(model: CatalogueModel, cache_dir: Path, progress: Progress | None = None) -> Path:
     """The model's GGUF file, concatenated from its parts and verified, once.
 
     Writes to a temporary name and renames only after every check passed, so a killed or

@@ -228,10 +228,11 @@ def _max_share(value, arg, *_) -> Failure:
     return None if share <= arg else f"{text!r} fills {share:.0%} (at most {arg:.0%})"
 
 
-_STOP = set(
-    "about after again their there these those which while with would could should being "
-    "other into from have that this what when where your they them then than very much".split()
-)
+_STOP = {
+    *("about", "after", "again", "their", "there", "these", "those", "which", "while", "with"),
+    *("would", "could", "should", "being", "other", "into", "from", "have", "that", "this"),
+    *("what", "when", "where", "your", "they", "them", "then", "than", "very", "much"),
+}
 
 
 def _content_words(text: str, ignore: set[str]) -> set[str]:

@@ -49,7 +49,8 @@ _VOWELS = "aeiou"
 
 
 def as_activity(phrase: str) -> str:
-    """ "Maria Lopez is drinking coffee", "Drinks coffee." or "drink coffee" -> "drinking coffee"."""
+    """ "Maria Lopez is drinking coffee", "Drinks coffee." or "drink coffee" -> "drinking
+    coffee"."""
     text = " ".join(phrase.split()).rstrip(".!")
     text = _LEADING.sub("", text)
     if not text:

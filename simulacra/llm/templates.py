@@ -4,8 +4,8 @@ A template file holds a ``description``, the ``schema`` its answer is bound to (
 a pydantic model or a function of the template's variables returning one), the ``user`` text
 (Jinja2), an ``[example]`` table of variables, so ``simulacra prompts try NAME`` runs it
 without any setup, and ``[[case]]`` tables: variables plus checks on the answer, which
-``simulacra prompts eval`` scores. Every prompt's system text is the shared preamble plus the agent's identity:
-the stable prefix llama.cpp keeps in its KV cache between calls.
+``simulacra prompts eval`` scores. Every prompt's system text is the shared preamble plus the
+agent's identity: the stable prefix llama.cpp keeps in its KV cache between calls.
 """
 
 from __future__ import annotations
