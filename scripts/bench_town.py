@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 from simulacra.settings import Settings
-from simulacra.sim.loop import Simulation
+from simulacra.sim.simulation import Simulation
 from simulacra.sim.stats import run_stats
 
 ROOT = Path(__file__).resolve().parent.parent

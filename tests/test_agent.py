@@ -83,13 +83,14 @@ def test_inner_voice_is_an_important_thought_without_a_call(build):
 
 
 def test_react_carries_on_acts_or_speaks(build):
-    agent, _ = build(
+    agent, backend = build(
         {
-            "react": [
-                {"choice": "carry on", "content": "x"},
-                {"choice": "do something", "content": "turning off the stove"},
-                {"choice": "say something", "content": "Good morning, Maria!"},
-            ]
+            "decide": [
+                {"choice": "carry on", "instead": "doing something", "minutes": 5},
+                {"choice": "react", "instead": "turning off the stove", "minutes": 5},
+                {"choice": "talk to Maria Lopez", "instead": "doing something", "minutes": 5},
+            ],
+            "respond": {"says": "Good morning, Maria!", "end": False},
         }
     )
     assert agent.react("the radio is playing").kind == "none"
@@ -99,7 +100,15 @@ def test_react_carries_on_acts_or_speaks(build):
         "turning off the stove",
         "turning off the stove",
     )
-    assert agent.react("Maria Lopez walks in").text == "Good morning, Maria!"
+    said = agent.react("Maria Lopez walks in", people=["Maria Lopez"])
+    assert (said.kind, said.text, said.to) == ("say", "Good morning, Maria!", "Maria Lopez")
+    # The town's decision: the same template, with a choice per person present.
+    options = backend.calls("decide")[-1].schema["properties"]["choice"]["enum"]
+    assert options == ["carry on", "talk to Maria Lopez", "react"]
+    assert backend.calls("decide")[0].schema["properties"]["choice"]["enum"] == [
+        "carry on",
+        "react",
+    ]
 
 
 def test_respond_stores_the_conversation_when_it_ends(build):

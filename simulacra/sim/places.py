@@ -5,26 +5,22 @@ from __future__ import annotations
 import numpy as np
 
 from simulacra.embed import Embedder
+from simulacra.settings import PlanSettings
 from simulacra.sim.resident import Resident
 from simulacra.world import ResidentPersona, World
 from simulacra.world.grid import Tile
 from simulacra.world.tree import Arena, GameObject
 
-# Models pick odd places when they know many (paper §7: lunch at the bar), so only the best
-# few by meaning are offered. Being in the room, or at home or work, tips close calls; more
-# than that keeps everyone at home, since small models take the first place offered.
-HERE_BONUS = 0.05
-HOME_OR_WORK_BONUS = 0.05
-
 
 class PlaceChooser:
     """Ranks the places an agent knows by how well they suit an activity: over-fetch by
-    meaning, then favour where the agent is, home and work, and keep the best few."""
+    meaning, then favour where the agent is, home and work, and keep the best few (the
+    numbers are settings: ``plan.place_choices``, ``plan.here_bonus``...)."""
 
-    def __init__(self, world: World, embedder: Embedder, choices: int) -> None:
+    def __init__(self, world: World, embedder: Embedder, settings: PlanSettings) -> None:
         self.world = world
         self.embedder = embedder
-        self.choices = choices
+        self.settings = settings
         self._vectors: dict[str, np.ndarray] = {}
 
     def candidates(self, r: Resident, activity: str, tile: Tile) -> list[str]:
@@ -43,12 +39,12 @@ class PlaceChooser:
         def score(place: str) -> float:
             s = float(self._vectors[place] @ query)
             if room and place.startswith(room):
-                s += HERE_BONUS
+                s += self.settings.here_bonus
             if place.split(":")[0] in familiar:
-                s += HOME_OR_WORK_BONUS
+                s += self.settings.home_or_work_bonus
             return s
 
-        return sorted(known, key=lambda p: (-score(p), p))[: self.choices]
+        return sorted(known, key=lambda p: (-score(p), p))[: self.settings.place_choices]
 
 
 def bed_of(world: World, persona: ResidentPersona) -> str:
