@@ -10,6 +10,7 @@ only the waiting for the model overlaps.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +23,9 @@ class Lockstep:
     def __init__(self, concurrency: int = 1) -> None:
         self.concurrency = concurrency
         self._local = threading.local()
+        # Threads for tasks, kept between steps: a step has a task per resident.
+        self._threads: list[threading.Thread] = []
+        self._tasks: queue.SimpleQueue[_Worker | None] = queue.SimpleQueue()
         self._pool: ThreadPoolExecutor | None = None
         if concurrency > 1:
             self._pool = ThreadPoolExecutor(concurrency, thread_name_prefix="model-call")
@@ -38,8 +42,13 @@ class Lockstep:
                 task()
             return
         workers = [_Worker(self, task) for task in tasks]
+        while len(self._threads) < len(workers):
+            # Daemons: a second Ctrl-C must not wait for tasks parked mid-step.
+            thread = threading.Thread(target=self._serve, daemon=True)
+            thread.start()
+            self._threads.append(thread)
         for w in workers:
-            w.thread.start()
+            self._tasks.put(w)
         active = workers
         while active:
             for w in active:
@@ -58,14 +67,21 @@ class Lockstep:
             for future in [self._pool.submit(w.answer) for w in workers]:
                 future.result()
 
+    def _serve(self) -> None:
+        while (worker := self._tasks.get()) is not None:
+            worker.main()
+
     def close(self) -> None:
+        for _ in self._threads:
+            self._tasks.put(None)
+        self._threads = []
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
 
 
 class _Worker:
-    """A task on its own thread, which runs only while the scheduler waits for it."""
+    """A task on a thread of its own, which runs only while the scheduler waits for it."""
 
     def __init__(self, lockstep: Lockstep, task: Callable[[], None]) -> None:
         self.lockstep = lockstep
@@ -77,10 +93,8 @@ class _Worker:
         self._call: Callable[[], Any] | None = None
         self._result: Any = None
         self._call_error: BaseException | None = None
-        # A daemon: a second Ctrl-C must not wait for tasks parked mid-step.
-        self.thread = threading.Thread(target=self._main, daemon=True)
 
-    def _main(self) -> None:
+    def main(self) -> None:
         self._go.acquire()
         self.lockstep._local.worker = self
         try:
@@ -88,6 +102,7 @@ class _Worker:
         except BaseException as e:  # noqa: BLE001 - handed to the scheduler, raised there
             self.error = e
         finally:
+            self.lockstep._local.worker = None
             self.done = True
             self._parked.release()
 
