@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from simulacra.llm.templates import PromptTemplate
 from simulacra.memory.record import MemoryRecord, NewMemory
@@ -18,6 +18,7 @@ from simulacra.persona import Persona
 from simulacra.settings import Settings
 
 
+@runtime_checkable
 class Mind(Protocol):
     """What cognition needs of an agent."""
 

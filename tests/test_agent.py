@@ -7,6 +7,7 @@ import pytest
 
 from simulacra import GenerativeAgent, Line, Persona, Settings
 from simulacra.errors import UserError
+from simulacra.interfaces import Mind
 from simulacra.memory import Kind
 
 T0 = datetime(2023, 2, 13, 8, 0)
@@ -45,6 +46,7 @@ def build(tmp_path, scripted, word_embedder):
 
 def test_seed_memories_are_rated_in_one_call(build):
     agent, backend = build()
+    assert isinstance(agent, Mind)  # what cognition works on
     assert [r.description for r in agent.stream] == ISABELLA.seed_memories()
     assert len(backend.calls("importance")) == 1
     assert all(r.importance == 5 for r in agent.stream)

@@ -72,8 +72,9 @@ class EventLog:
             if record.step < before_step:
                 keep += len(raw) + 1
         if steps < before_step:
+            ends = f"ends at step {steps - 1}" if steps else "holds no step"
             raise UserError(
-                f"the event log ends at step {steps - 1}, but the checkpoint is at step "
+                f"the event log {ends}, but the checkpoint is at step "
                 f"{before_step}: steps {steps} to {before_step - 1} are missing",
                 file=path,
                 fix=DAMAGED,
