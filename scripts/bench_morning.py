@@ -16,13 +16,13 @@ import sqlite3
 import tempfile
 import time
 from collections import Counter
-from datetime import datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 from simulacra.llm import resolve_model
 from simulacra.settings import Settings
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
-from simulacra.sim.loop import Simulation
+from simulacra.sim.simulation import Simulation
 from simulacra.sim.stats import run_stats
 from simulacra.world import load_world
 
@@ -74,13 +74,12 @@ def summarise(run: Path, world_dir: Path, model_name: str, seconds: float) -> st
     world = load_world(world_dir)
     stats = run_stats(run)
     events = list(read_events(run / EVENTS_FILE))
-    start = datetime.fromisoformat(events[0]["time"])
-    personas = {p.name: p for p in world.personas if p.name in events[0]["agents"]}
+    start = events[0].time
+    personas = {p.name: p for p in world.personas if p.name in events[0].agents}
     marks = {}  # "HH:30" -> the step record at that time
     for record in events:
-        t = datetime.fromisoformat(record["time"])
-        if t.minute == 30 and t.second == 0:
-            marks[f"{t:%H:%M}"] = record
+        if record.time.minute == 30 and record.time.second == 0:
+            marks[f"{record.time:%H:%M}"] = record
     lines = [
         f"# A morning in {world.name}",
         "",
@@ -96,26 +95,24 @@ def summarise(run: Path, world_dir: Path, model_name: str, seconds: float) -> st
     for mark, record in marks.items():
         cells = []
         for name, persona in personas.items():
-            agent = record["agents"][name]
-            verdict = fits(persona, agent["place"])
+            agent = record.agents[name]
+            verdict = fits(persona, agent.place)
             verdicts[verdict] += 1
-            activity = agent["action"].removeprefix(f"{name} is ")
-            cells.append(f"{activity} — {sector(agent['place'])} ({verdict})")
+            cells.append(f"{agent.emoji} {agent.activity} — {sector(agent.place)} ({verdict})")
         lines.append(f"| {mark} | " + " | ".join(cells) + " |")
     lines += ["", "## Conversations", ""]
-    chats = [(r["time"], c) for r in events for c in r.get("chats", [])]
+    chats = [(r.time, c) for r in events for c in r.chats]
     if not chats:
         lines.append("None.")
     for when, chat in chats:
-        t = datetime.fromisoformat(when)
-        lines.append(f"- {t:%H:%M} {' and '.join(chat['between'])}:")
-        for line in chat["lines"]:
-            lines.append(f"  - {line[0]}: {line[1]}")
+        lines.append(f"- {when:%H:%M} {' and '.join(chat.between)}:")
+        for line in chat.lines:
+            lines.append(f"  - {line.speaker}: {line.text}")
     lines += ["", "## Object states changed", ""]
     changes = Counter(
         f"{address.split(': ')[-1]} is {state}"
         for r in events
-        for address, state in r.get("objects", {}).items()
+        for address, state in r.objects.items()
         if state != "idle"
     )
     lines.append("; ".join(f"{text} ({n}×)" if n > 1 else text for text, n in changes.items()))

@@ -2,6 +2,7 @@
 replay cache, and what it cost per agent per game-hour.
 
     python scripts/bench_town.py [--hours 2] [--world worlds/smallville-3] [--keep DIR]
+                                 [--concurrency N]
 
 Reference: the original implementation averaged about 54 model calls and 26,000 tokens per
 agent per game-hour (25 agents, GPT-3.5).
@@ -14,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 from simulacra.settings import Settings
-from simulacra.sim.loop import Simulation
+from simulacra.sim.simulation import Simulation
 from simulacra.sim.stats import run_stats
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,11 +27,13 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=2.0)
     parser.add_argument("--model", type=Path, help="a GGUF file (default: the embedded model)")
     parser.add_argument("--keep", type=Path, help="write the run here instead of a temp dir")
+    parser.add_argument("--concurrency", type=int, default=1, help="model calls at once")
     args = parser.parse_args()
 
     settings = Settings()
     settings.llm.cache = False  # measure the model, not the replay cache
     settings.llm.model = args.model
+    settings.engine.concurrency = args.concurrency
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp) / "run"
         sim = Simulation.create(args.world, out, hours=args.hours, settings=settings)

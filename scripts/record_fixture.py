@@ -20,7 +20,7 @@ from scripted_town import SCRIPTS, enum  # noqa: E402
 from simulacra.llm import CALLS_FILE, CallLog, open_model  # noqa: E402
 from simulacra.llm.scripted import ScriptedModel  # noqa: E402
 from simulacra.settings import Settings  # noqa: E402
-from simulacra.sim.loop import Simulation  # noqa: E402
+from simulacra.sim.simulation import Simulation  # noqa: E402
 
 TARGET = ROOT / "tests" / "fixtures" / "run-smallville-3"
 KEPT = ("meta.json", "world.json", "events.jsonl", "calls.jsonl")

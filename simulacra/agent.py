@@ -21,9 +21,10 @@ from typing import Any, Literal
 
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
+from simulacra.cognition.decide import Choice, decide
 from simulacra.cognition.dialogue import Line, next_line, remember_conversation
 from simulacra.cognition.interview import INTERVIEW
-from simulacra.cognition.react import CARRY_ON, DO, REACT
+from simulacra.cognition.interview import PHRASES as INTERVIEW_PHRASES
 from simulacra.cognition.summary import Summary
 from simulacra.embed import Embedder, open_embedder
 from simulacra.errors import UserError
@@ -53,6 +54,7 @@ class Reaction:
 
     kind: Literal["none", "act", "say"]
     text: str | None = None
+    to: str | None = None  # whom the words are for
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,10 @@ class GenerativeAgent:
         now = self._at(at)
         refresh = self.settings.agent.summary_refresh_hours
         if force or summary_mod.stale(self._summary_at, now, refresh):
-            self._summary = summary_mod.summarise(self.model, self.stream, self.persona, now=now)
+            k = self.settings.agent.summary_memories
+            self._summary = summary_mod.summarise(
+                self.model, self.stream, self.persona, now=now, k=k
+            )
             self._summary_at = now
         return self._summary
 
@@ -248,6 +253,16 @@ class GenerativeAgent:
         )
         self.reflect_if_due(now)
         return records
+
+    def retrieve(
+        self, queries: Sequence[str], now: datetime, k: int | None = None
+    ) -> list[list[Retrieved]]:
+        """The top ``k`` memories per query, as the agent recalls them while thinking (their
+        access times move to ``now``)."""
+        return self.stream.retrieve_many(queries, now, k)
+
+    def next_memory_id(self) -> int:
+        return self.stream.next_id()
 
     def reflect_if_due(self, at: datetime | None = None) -> list[MemoryRecord]:
         now = self._at(at)
@@ -317,33 +332,52 @@ class GenerativeAgent:
             memories=[m.record.description for m in memories],
         ).answer
         if remember:
-            transcript = (
-                f'{interviewer} asked {self.name}: "{question}" {self.name} answered: "{answer}"'
+            transcript = INTERVIEW_PHRASES.text(
+                "transcript",
+                interviewer=interviewer,
+                name=self.name,
+                question=question,
+                answer=answer,
             )
             self.remember([NewMemory(transcript, Kind.CHAT)], now)
             self._commit()
         return answer
 
-    def react(self, observation: str, at: datetime | None = None) -> Reaction:
-        """Observe, then decide whether to carry on, do something else, or say something."""
+    def react(
+        self,
+        observation: str,
+        at: datetime | None = None,
+        *,
+        subject: str | None = None,
+        people: Sequence[str] = (),
+        place: str = "home",
+    ) -> Reaction:
+        """Observe, then decide whether to carry on, do something else, or talk to one of
+        ``people`` (those present). ``subject`` is who or what the observation is about
+        (default: the people present, else the observation itself). The same decision as a
+        resident of a town makes."""
         now = self._at(at)
         self.refresh_summary(now)
         self.remember([NewMemory(observation)], now)
-        memories = self.stream.retrieve(observation, now, self.settings.retrieval.top_k)
-        answer = self.ask(
-            REACT,
-            now=gametime.describe(now),
+        decision = decide(
+            self,
+            now=now,
+            place=place,
             status=self.status,
             observation=observation,
-            memories=[m.record.description for m in memories],
+            subject=subject or (people[0] if people else observation),
+            people=people,
+            k=self.settings.plan.react_memories,
         )
+        reaction = Reaction("none")
+        if decision.choice is Choice.REACT:
+            self.status = decision.activity
+            reaction = Reaction("act", decision.activity)
+        elif decision.choice is Choice.TALK:
+            line = next_line(self, decision.partner, [], now=now, setting=place)
+            reaction = Reaction("say", line.says, to=decision.partner)
         self._commit()
-        if answer.choice == CARRY_ON:
-            return Reaction("none")
-        if answer.choice == DO:
-            self.status = answer.content
-            return Reaction("act", answer.content)
-        return Reaction("say", answer.content)
+        return reaction
 
     def respond(
         self,

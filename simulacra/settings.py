@@ -96,6 +96,9 @@ class AgentSettings(_Section):
     interview_memories: int = Field(
         12, ge=1, description="memories retrieved to answer an interview question"
     )
+    summary_memories: int = Field(
+        6, ge=1, description="memories retrieved per question of the agent summary"
+    )
 
 
 class PerceptionSettings(_Section):
@@ -111,6 +114,9 @@ class ConversationSettings(_Section):
         120, ge=0, description="game minutes before the same pair talks again (Reverie: ~800 steps)"
     )
     memories_about_partner: int = Field(8, ge=1)
+    seconds_per_line: int = Field(
+        20, ge=1, description="game seconds one line of a conversation takes to say"
+    )
 
 
 class PlanSettings(_Section):
@@ -123,11 +129,38 @@ class PlanSettings(_Section):
     react_cooldown_minutes: int = Field(
         20, ge=0, description="game minutes before deciding again about the same person or thing"
     )
+    react_memories: int = Field(
+        5, ge=1, description="memories retrieved per question when deciding about an observation"
+    )
+    new_day_memories: int = Field(
+        8, ge=1, description="memories retrieved per question when a new day revises the plans"
+    )
+    wake_offsets_minutes: list[int] = Field(
+        [-60, -30, 0, 30, 60],
+        min_length=1,
+        max_length=12,
+        description="wake-up times offered, in minutes around the usual one",
+    )
+    # Models pick odd places when they know many (paper §7: lunch at the bar), so only the
+    # best few by meaning are offered. Being in the room, or at home or work, tips close calls;
+    # more than that keeps everyone at home, since small models take the first place offered.
+    here_bonus: float = Field(0.05, ge=0.0, description="place ranking: the room one is in")
+    home_or_work_bonus: float = Field(0.05, ge=0.0, description="place ranking: home or work")
 
 
 class SimSettings(_Section):
     # The step length is the world's (its scenario.toml: 10 game seconds, as in Reverie).
     checkpoint_every: int = Field(60, ge=1, description="steps between checkpoints")
+
+
+class EngineSettings(_Section):
+    concurrency: int = Field(
+        1,
+        ge=1,
+        le=64,
+        description="model calls of different agents issued at once within a step; more helps "
+        "only with a model server that batches (the in-process model answers one at a time)",
+    )
 
 
 class Settings(_Section):
@@ -140,6 +173,7 @@ class Settings(_Section):
     conversation: ConversationSettings = Field(default_factory=ConversationSettings)
     plan: PlanSettings = Field(default_factory=PlanSettings)
     sim: SimSettings = Field(default_factory=SimSettings)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Settings:

@@ -7,6 +7,7 @@ import pytest
 
 from simulacra import GenerativeAgent, Line, Persona, Settings
 from simulacra.errors import UserError
+from simulacra.interfaces import Mind
 from simulacra.memory import Kind
 
 T0 = datetime(2023, 2, 13, 8, 0)
@@ -45,6 +46,7 @@ def build(tmp_path, scripted, word_embedder):
 
 def test_seed_memories_are_rated_in_one_call(build):
     agent, backend = build()
+    assert isinstance(agent, Mind)  # what cognition works on
     assert [r.description for r in agent.stream] == ISABELLA.seed_memories()
     assert len(backend.calls("importance")) == 1
     assert all(r.importance == 5 for r in agent.stream)
@@ -83,13 +85,14 @@ def test_inner_voice_is_an_important_thought_without_a_call(build):
 
 
 def test_react_carries_on_acts_or_speaks(build):
-    agent, _ = build(
+    agent, backend = build(
         {
-            "react": [
-                {"choice": "carry on", "content": "x"},
-                {"choice": "do something", "content": "turning off the stove"},
-                {"choice": "say something", "content": "Good morning, Maria!"},
-            ]
+            "decide": [
+                {"choice": "carry on", "instead": "doing something", "minutes": 5},
+                {"choice": "react", "instead": "turning off the stove", "minutes": 5},
+                {"choice": "talk to Maria Lopez", "instead": "doing something", "minutes": 5},
+            ],
+            "respond": {"says": "Good morning, Maria!", "end": False},
         }
     )
     assert agent.react("the radio is playing").kind == "none"
@@ -99,7 +102,15 @@ def test_react_carries_on_acts_or_speaks(build):
         "turning off the stove",
         "turning off the stove",
     )
-    assert agent.react("Maria Lopez walks in").text == "Good morning, Maria!"
+    said = agent.react("Maria Lopez walks in", people=["Maria Lopez"])
+    assert (said.kind, said.text, said.to) == ("say", "Good morning, Maria!", "Maria Lopez")
+    # The town's decision: the same template, with a choice per person present.
+    options = backend.calls("decide")[-1].schema["properties"]["choice"]["enum"]
+    assert options == ["carry on", "talk to Maria Lopez", "react"]
+    assert backend.calls("decide")[0].schema["properties"]["choice"]["enum"] == [
+        "carry on",
+        "react",
+    ]
 
 
 def test_respond_stores_the_conversation_when_it_ends(build):

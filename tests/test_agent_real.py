@@ -46,7 +46,9 @@ def test_a_real_agent_observes_reflects_answers_reacts_and_talks(tmp_path, real_
 
     answer = maria.interview("What are you doing on Valentine's Day?")
     assert isinstance(answer, str) and answer
-    reaction = maria.react("Klaus Mueller walks into the library", T0 + timedelta(hours=2))
+    reaction = maria.react(
+        "Klaus Mueller walks into the library", T0 + timedelta(hours=2), people=["Klaus Mueller"]
+    )
     assert reaction.kind in ("none", "act", "say")
     utterance = maria.respond([("Klaus Mueller", "Hi Maria, how is your exam prep going?")])
     assert utterance.text
@@ -61,7 +63,7 @@ def test_a_real_agent_observes_reflects_answers_reacts_and_talks(tmp_path, real_
         "reflection_insights",
         "summary",
         "interview",
-        "react",
+        "decide",
         "respond",
     ):
         assert log.by_template[template].calls + log.by_template[template].cache_hits >= 1

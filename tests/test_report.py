@@ -59,9 +59,9 @@ def test_who_talked_to_whom_and_density(run):
     assert conversation_pairs(data) == {("Isabella Rodriguez", "Maria Lopez"): 1}
     series = density_series(data)
     assert series[0][1] == 0.0 and series[-1][1] == pytest.approx(1 / 3)
-    assert series[1][0] == data.meta.step_time(85)
+    assert series[1][0] == data.meta.step_time(data.chats[0][0])
     isabella = data.segments["Isabella Rodriguez"]
-    assert [s.action.split(" is ")[1] for s in isabella][:2] == [
+    assert [s.activity for s in isabella][:2] == [
         "working at the counter of Hobbs Cafe",
         "talking with Maria Lopez",
     ]

@@ -21,7 +21,7 @@ from simulacra.memory import Kind
 from simulacra.settings import Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
-from simulacra.sim.loop import Simulation
+from simulacra.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parent.parent
 WORLD = ROOT / "worlds" / "smallville-3"
@@ -66,8 +66,8 @@ def test_information_spreads_from_isabella_to_maria(tmp_path, word_embedder):
     (asked,) = backend.calls("interview")
     assert "Valentine's Day party at Hobbs Cafe" in asked.user  # retrieved from memory
     events = list(read_events(sim.directory / EVENTS_FILE))
-    said = [c for e in events for c in e.get("chats", [])]
-    assert said[0]["between"] == ["Isabella Rodriguez", "Maria Lopez"]
+    said = [c for e in events for c in e.chats]
+    assert said[0].between == ["Isabella Rodriguez", "Maria Lopez"]
     sim.close()
 
 
@@ -85,9 +85,9 @@ def test_the_model_is_called_only_when_something_changed(tmp_path, word_embedder
     assert maria and min(maria) >= 180
     # Walking to the cafe takes minutes; the walk itself costs nothing.
     walking = [
-        e["step"]
+        e.step
         for e in read_events(sim.directory / EVENTS_FILE)
-        if e["agents"]["Maria Lopez"]["action"].endswith("studying physics at Hobbs Cafe")
+        if e.agents["Maria Lopez"].activity == "studying physics at Hobbs Cafe"
     ]
     assert any(s not in busy for s in walking)
     sim.close()
@@ -98,7 +98,7 @@ def test_a_whole_day_turns_over_with_a_new_plan(tmp_path, word_embedder):
     sim.run()
     assert len(backend.calls("new_day")) == 3  # at midnight, for each resident
     assert len(backend.calls("day_plan")) == 6
-    plans = [e["plans"] for e in read_events(sim.directory / EVENTS_FILE) if "plans" in e]
+    plans = [e.plans for e in read_events(sim.directory / EVENTS_FILE) if e.plans]
     assert len(plans) >= 2
     sim.close()
 
@@ -113,16 +113,16 @@ def test_a_one_person_place_makes_the_next_person_wait(tmp_path, word_embedder):
     shower = next(
         o.address for o in world.arenas if o.address == bathroom for o in o.objects.values()
     )
-    sim._start(klaus, "taking a shower", sim.now, sim.now + timedelta(minutes=10))
+    sim.town.start(klaus, "taking a shower", sim.now, sim.now + timedelta(minutes=10))
     klaus.action.address = shower  # whatever the model chose, this is where Klaus goes
-    sim._walk_to(klaus, shower)
+    sim.town.walk_to(klaus, shower)
     assert klaus.waiting
     assert "waiting for" in sim.state.event_of(klaus.name).description
     for _ in range(3):
-        sim._move(klaus)
+        sim.town.move(klaus)
     assert sim.state.tile_of(klaus.name) not in inside
     sim.state.place(maria.name, world.spawn_of(maria.name))  # she leaves
-    sim._move(klaus)
+    sim.town.move(klaus)
     assert not klaus.waiting
     assert sim.state.event_of(klaus.name).description == "Klaus Mueller is taking a shower"
     sim.close()
@@ -154,7 +154,7 @@ RUNNER = textwrap.dedent(
     from simulacra.llm import open_model
     from simulacra.llm.scripted import ScriptedModel
     from simulacra.settings import Settings
-    from simulacra.sim.loop import Simulation
+    from simulacra.sim.simulation import Simulation
 
     out, mode = Path(sys.argv[1]), sys.argv[2]
     settings = Settings()
@@ -183,7 +183,7 @@ def runner(*args):
 
 
 def steps_of(directory: Path) -> list[int]:
-    return [e["step"] for e in read_events(directory / EVENTS_FILE)]
+    return [e.step for e in read_events(directory / EVENTS_FILE)]
 
 
 def test_sigkill_then_resume_finishes_the_run_exactly(tmp_path):

@@ -45,7 +45,7 @@ def start(*args, cwd):
 
 def steps(run: Path) -> list[int]:
     path = run / EVENTS_FILE
-    return [e["step"] for e in read_events(path)] if path.exists() else []
+    return [e.step for e in read_events(path)] if path.exists() else []
 
 
 def wait_for_steps(run: Path, proc, n: int) -> None:
@@ -86,9 +86,9 @@ def test_a_town_run_survives_ctrl_c_and_sigkill(tmp_path):
     templates = {c["template"] for c in calls}
     assert {"day_plan", "hourly_schedule", "act", "importance"} <= templates
     last = list(read_events(run / EVENTS_FILE))[-1]
-    for agent in last["agents"].values():  # awake and doing something, somewhere real
-        assert agent["emoji"] and not agent["action"].endswith(" is idle")
-        assert agent["place"]
+    for agent in last.agents.values():  # awake and doing something, somewhere real
+        assert agent.emoji and agent.activity != "idle"
+        assert agent.place
 
     log = simulacra("log", run, "--agent", "isabella", cwd=tmp_path)
     assert log.returncode == 0 and "Isabella Rodriguez" in log.stdout

@@ -33,6 +33,7 @@ CHROMIUM_ARGS = [
 ]
 EVENTS = [json.loads(line) for line in (RUN / "events.jsonl").read_text("utf-8").splitlines()]
 AGENTS = json.loads((RUN / "meta.json").read_text("utf-8"))["agents"]
+CHAT = next(e["step"] for e in EVENTS if e.get("chats"))  # the first conversation
 
 
 def get(server: ViewerServer, path: str, host: str | None = None) -> tuple[int, str, bytes]:
@@ -78,6 +79,7 @@ def test_api_serves_meta_world_and_events(server):
     assert status == 200 and kind == "application/json"
     assert meta["agents"] == AGENTS and meta["total_steps"] == 180 and meta["available"] == 180
     assert meta["follow"] is False and meta["emoji_words"]["😴"] == "sleep"
+    assert meta["agent_colors"][AGENTS[0]] == "#d9412b"
     world = json.loads(get(server, "/api/world")[2])
     assert (world["width"], world["height"]) == (106, 68)
     page = json.loads(get(server, "/api/events?from=85&limit=3")[2])
@@ -271,7 +273,7 @@ def test_the_page_draws_the_town(open_page):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("step", [0, 85, 150])
+@pytest.mark.parametrize("step", [0, CHAT, 150])
 def test_agents_stand_on_their_tiles(open_page, step):
     page = open_page()
     go_to(page, step)
@@ -283,13 +285,13 @@ def test_agents_stand_on_their_tiles(open_page, step):
         a = avatars[name]
         assert close_to(page.evaluate(f"() => window.viewer.pixel({a['x']}, {a['y']})"), a["color"])
         row = page.locator(f"#agent-list li[data-agent='{name}']")
-        assert EVENTS[step]["agents"][name]["action"].split(" is ", 1)[1] in row.inner_text()
+        assert EVENTS[step]["agents"][name]["activity"] in row.inner_text()
 
 
 @pytest.mark.browser
 def test_clicking_an_agent_shows_what_it_does(open_page):
     page = open_page()
-    go_to(page, 85)
+    go_to(page, CHAT)
     assert page.locator("#agent-panel").is_hidden()
     maria = page.evaluate("() => window.viewer.avatars()")["Maria Lopez"]
     page.mouse.click(maria["x"], maria["y"])
@@ -298,12 +300,15 @@ def test_clicking_an_agent_shows_what_it_does(open_page):
     assert page.evaluate("() => window.viewer.selected") == "Maria Lopez"
     assert page.locator("#agent-name").inner_text() == "Maria Lopez"
     assert (
-        page.locator("#agent-action").inner_text() == EVENTS[85]["agents"]["Maria Lopez"]["action"]
+        page.locator("#agent-action").inner_text()
+        == EVENTS[CHAT]["agents"]["Maria Lopez"]["description"]
     )
     plan = EVENTS[0]["plans"]["Maria Lopez"]
-    assert plan[0] in page.locator("#agent-plan-title").inner_text()
+    assert plan["day"] in page.locator("#agent-plan-title").inner_text()
     items = page.locator("#agent-plan li").all_inner_texts()
-    assert items == plan[1:]
+    assert items == [
+        f"{b['start'][11:16]}-{b['end'][11:16]} {b['activity']}" for b in plan["blocks"]
+    ]
     assert (
         page.locator("#agent-plan li.current").inner_text()
         == "07:00-23:59 studying physics at Hobbs Cafe"
@@ -311,12 +316,12 @@ def test_clicking_an_agent_shows_what_it_does(open_page):
     memories = page.locator("#agent-memories").inner_text()
     assert "looking forward to the party" in memories and "REFLECTION" in memories.upper()
 
-    # What the lead looks at: the town at step 85 with Isabella chosen and mid-conversation.
+    # What the lead looks at: the town at the first conversation, Isabella chosen.
     isabella = page.evaluate("() => window.viewer.avatars()")["Isabella Rodriguez"]
     page.mouse.click(isabella["x"], isabella["y"])
     page.wait_for_function("() => window.viewer.selected === 'Isabella Rodriguez'")
     page.mouse.move(1, 999)  # no tooltip over the town
-    page.wait_for_function("() => window.viewer.drawnStep === 85")
+    page.wait_for_function(f"() => window.viewer.drawnStep === {CHAT}")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "viewer.png"), full_page=True)
     assert (ARTIFACTS / "viewer.png").stat().st_size > 50_000
@@ -362,15 +367,15 @@ def test_play_advances_and_pause_stops(open_page):
 @pytest.mark.browser
 def test_conversations_appear_as_they_happen(open_page):
     page = open_page()
-    lines = EVENTS[85]["chats"][0]["lines"]
-    go_to(page, 84)
+    lines = EVENTS[CHAT]["chats"][0]["lines"]
+    go_to(page, CHAT - 1)
     assert "no conversation yet" in page.locator("#chats").inner_text()
-    go_to(page, 85)
+    go_to(page, CHAT)
     text = page.locator("#chats").inner_text()
-    assert all(said in text for _, said in lines)
+    assert all(line["text"] in text for line in lines)
     assert page.locator("#chats .chat.current").count() == 1
     go_to(page, 150)
-    assert lines[0][1] in page.locator("#chats").inner_text()
+    assert lines[0]["text"] in page.locator("#chats").inner_text()
     assert page.locator("#chats .chat.current").count() == 0
     assert "library tables" in page.locator("#objects").inner_text()
 

@@ -18,11 +18,13 @@ from rich.table import Table
 from simulacra import gametime
 from simulacra.cli.app import cli, model_options
 from simulacra.cli.console import console
+from simulacra.cli.names import match_name
 from simulacra.errors import UserError
 from simulacra.settings import Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
-from simulacra.sim.loop import Simulation, StepReport, match_name
+from simulacra.sim.record import StepRecord
+from simulacra.sim.simulation import Simulation
 
 SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 
@@ -48,6 +50,12 @@ SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type
     type=click.Path(file_okay=False, path_type=Path),
     help="Continue the simulation in this directory from its last checkpoint.",
 )
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 64),
+    help="Model calls of different agents made at once (a batching model server gains; "
+    "the in-process model answers one at a time). Default: the setting engine.concurrency.",
+)
 @model_options
 @click.pass_obj
 def run(
@@ -57,6 +65,7 @@ def run(
     agents: str | None,
     out: Path | None,
     resume: Path | None,
+    concurrency: int | None,
 ) -> None:
     """Simulate WORLD (e.g. worlds/smallville-3) for some game hours, or --resume a run.
 
@@ -66,7 +75,9 @@ def run(
     if resume is not None:
         if world is not None:
             raise UserError("give either WORLD or --resume DIR, not both", field="--resume")
-        sim = Simulation.resume(resume, overrides=settings.llm)
+        sim = Simulation.resume(resume, overrides=settings.llm, concurrency=concurrency)
+        for line in sim.said:
+            console.print(line, markup=False, highlight=False)
         if hours_given:
             sim.extend(hours)
     else:
@@ -79,6 +90,8 @@ def run(
         names = [a.strip() for a in agents.split(",")] if agents else None
         out = out or Path("runs") / f"{world.resolve().name}-{datetime.now():%Y%m%d-%H%M%S}"
         console.print(f"setting up {world} in {out} ...")
+        if concurrency is not None:
+            settings.engine.concurrency = concurrency
         sim = Simulation.create(world, out, hours=hours, settings=settings, agents=names)
     _run_live(sim)
 
@@ -106,7 +119,7 @@ def _run_live(sim: Simulation) -> None:
     started = time.monotonic()
     last_shown = 0.0
 
-    def on_step(report: StepReport) -> None:
+    def on_step(report: StepRecord) -> None:
         nonlocal last_shown
         now = time.monotonic()
         if now - last_shown < 0.25 and report.step + 1 < total:
@@ -121,8 +134,8 @@ def _run_live(sim: Simulation) -> None:
             info=f"{t.calls} model calls · {speed:.0f} tok/s",
         )
         rows = Table(box=None, show_header=False, padding=(0, 1))
-        for name, action in report.actions.items():
-            rows.add_row(name, action[:90])
+        for name, a in report.agents.items():
+            rows.add_row(name, f"{a.emoji} {a.activity}"[:90])
         live.update(Group(progress, rows))
 
     try:
@@ -171,7 +184,7 @@ def interview(
 ) -> None:
     """Ask AGENT of the simulation in DIRECTORY a QUESTION; the answer comes from memory."""
     sim = _open(directory, settings)
-    resident = sim.resident(agent)
+    resident = sim.resident(match_name(agent, list(sim.residents)))
     answer = resident.agent.interview(question, interviewer, at=sim.now)
     console.print(f"{resident.name}: {answer}")
     sim.close()
@@ -185,7 +198,7 @@ def interview(
 def whisper(settings: Settings, directory: Path, agent: str, statement: str) -> None:
     """Speak as AGENT's inner voice: STATEMENT becomes its resolve, followed by its next plans."""
     sim = _open(directory, settings)
-    resident = sim.resident(agent)
+    resident = sim.resident(match_name(agent, list(sim.residents)))
     record = resident.agent.inner_voice(statement, sim.now)
     sim.checkpoint()
     sim.close()
@@ -221,25 +234,23 @@ def log(directory: Path, agent: str | None, chats: bool) -> None:
         raise UserError("no events yet", file=path, fix="run the simulation first")
     day = None
     for record in read_events(path):
-        t = datetime.fromisoformat(record["time"])
+        t = record.time
         if t.date() != day:
             day = t.date()
             console.print(f"[bold]{gametime.day(t)}[/bold]")
-        for who, a in record["agents"].items():
+        for who, a in record.agents.items():
             if name and who != name:
                 continue
-            line = f"{a['emoji']} {a['action']}" + (
-                f"  [dim]({a['place']})[/dim]" if a["place"] else ""
-            )
+            line = f"{a.emoji} {a.description}" + (f"  [dim]({a.place})[/dim]" if a.place else "")
             if last.get(who) != line:
                 last[who] = line
                 console.print(f"  {t:%H:%M:%S}  {line}")
-        for chat in record.get("chats", []) if chats else []:
-            if name and name not in chat["between"]:
+        for chat in record.chats if chats else []:
+            if name and name not in chat.between:
                 continue
-            console.print(f"  {t:%H:%M:%S}  💬 {' and '.join(chat['between'])}:")
-            for speaker, text in chat["lines"]:
-                console.print(f"              {speaker}: {text}")
-        for address, state in record.get("objects", {}).items():
+            console.print(f"  {t:%H:%M:%S}  💬 {' and '.join(chat.between)}:")
+            for spoken in chat.lines:
+                console.print(f"              {spoken.speaker}: {spoken.text}")
+        for address, state in record.objects.items():
             if not name:
                 console.print(f"  {t:%H:%M:%S}  [dim]{address} is {state}[/dim]")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pydantic import Field, create_model
 
 from simulacra.cognition.emoji import NAMES, emoji
+from simulacra.interfaces import Mind
 from simulacra.llm.schema import Answer, one_of, state_phrase, text
 from simulacra.llm.templates import template_beside
 
@@ -42,7 +43,7 @@ class Placed:
 
 
 def place_action(
-    agent,
+    agent: Mind,
     *,
     now: str,
     here: str,

@@ -1,4 +1,6 @@
-"""Reacting in the world: on a new observation, carry on, talk to someone present, or react.
+"""Reacting (paper §4.3.1): on noticing someone or something, carry on, talk to someone
+present, or do something else about it. The one decision path of both the library's
+``GenerativeAgent.react`` and the town.
 
 Context is the paper's two retrievals — the observer's relationship with the observed, and the
 observed event — given to the model directly rather than summarised by another call first.
@@ -7,22 +9,38 @@ observed event — given to the model directly rather than summarised by another
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
 
 from pydantic import Field, create_model
 
+from simulacra import gametime
+from simulacra.interfaces import Mind
+from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, activity_phrase, one_of
 from simulacra.llm.templates import template_beside
 
 DECIDE = template_beside(__file__, "decide")
+PHRASES = phrases_beside(__file__, "decide")
 
-CARRY_ON = "carry on"
-REACT = "react"
-TALK = "talk to "
 MINUTES = (5, 10, 15, 30, 60)
 
 
+class Choice(str, Enum):
+    """The kinds of option; the schema's enum and the template's words are made from these."""
+
+    CARRY_ON = "carry on"
+    TALK = "talk to"  # an option per person present: "talk to Maria Lopez"
+    REACT = "react"
+
+
 def options(people: Sequence[str]) -> list[str]:
-    return [CARRY_ON, *(TALK + p for p in people), REACT]
+    return [
+        Choice.CARRY_ON.value,
+        *(f"{Choice.TALK.value} {p}" for p in people),
+        Choice.REACT.value,
+    ]
 
 
 def decision_for(options: list[str], **_: object) -> type[Answer]:
@@ -33,3 +51,51 @@ def decision_for(options: list[str], **_: object) -> type[Answer]:
         instead=(activity_phrase(60, "if reacting, what they do instead"), ...),
         minutes=(one_of(MINUTES), Field(description="for how many minutes, if reacting")),
     )
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the agent decided: carry on, talk to ``partner``, or do ``activity`` for
+    ``minutes``."""
+
+    choice: Choice
+    partner: str | None = None
+    activity: str | None = None
+    minutes: int = 0
+
+
+def decide(
+    mind: Mind,
+    *,
+    now: datetime,
+    place: str,
+    status: str,
+    observation: str,
+    subject: str,
+    people: Sequence[str] = (),
+    k: int,
+) -> Decision:
+    """Decide about ``observation`` (whose subject is ``subject``); ``people`` are those the
+    agent could talk to now."""
+    queries = PHRASES.texts("queries", name=mind.name, subject=subject, observation=observation)
+    memories: dict[int, str] = {}
+    for hits in mind.retrieve(queries, now, k):
+        for hit in hits:
+            memories[hit.record.id] = hit.record.description
+    answer = mind.ask(
+        DECIDE,
+        now=gametime.describe(now),
+        place=place,
+        status=status,
+        observation=observation,
+        memories=list(memories.values()),
+        options=options(people),
+        carry_on=Choice.CARRY_ON.value,
+        react=Choice.REACT.value,
+    )
+    talk = f"{Choice.TALK.value} "
+    if answer.choice.startswith(talk):
+        return Decision(Choice.TALK, partner=answer.choice[len(talk) :])
+    if answer.choice == Choice.REACT.value:
+        return Decision(Choice.REACT, activity=answer.instead, minutes=answer.minutes)
+    return Decision(Choice.CARRY_ON)

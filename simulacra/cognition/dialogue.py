@@ -8,18 +8,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from simulacra import gametime
+from simulacra.interfaces import Mind
+from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
 
-if TYPE_CHECKING:
-    from simulacra.agent import GenerativeAgent
-
 RESPOND = template_beside(__file__, "respond")
 AFTER_CHAT = template_beside(__file__, "after_chat")
+PHRASES = phrases_beside(__file__, "dialogue")
+TRANSCRIPT_CHARS = 2000  # a transcript memory is cut here, so one chat cannot flood a prompt
 
 
 @dataclass(frozen=True)
@@ -42,15 +42,16 @@ class AfterChat(Answer):
 
 
 def next_line(
-    agent: GenerativeAgent,
+    agent: Mind,
     partner: str,
     lines: Sequence[Line],
     *,
     now: datetime,
     setting: str,
 ) -> UtteranceAnswer:
-    query = partner + (f" {lines[-1].text}" if lines else "")
-    memories = agent.stream.retrieve(query, now, agent.settings.conversation.memories_about_partner)
+    query = PHRASES.text("query", partner=partner, last=lines[-1].text if lines else "")
+    k = agent.settings.conversation.memories_about_partner
+    (memories,) = agent.retrieve([query], now, k)
     return agent.ask(
         RESPOND,
         partner=partner,
@@ -62,8 +63,8 @@ def next_line(
 
 
 def converse(
-    initiator: GenerativeAgent,
-    partner: GenerativeAgent,
+    initiator: Mind,
+    partner: Mind,
     *,
     now: datetime,
     setting: str,
@@ -81,9 +82,7 @@ def converse(
     return lines
 
 
-def remember_conversation(
-    agent: GenerativeAgent, partner: str, lines: Sequence[Line], now: datetime
-) -> None:
+def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> None:
     """The transcript, a planning note and a memo citing it: rated together in one call."""
     notes = agent.ask(
         AFTER_CHAT,
@@ -92,23 +91,24 @@ def remember_conversation(
         lines=list(lines),
     )
     transcript = " ".join(str(line) for line in lines)
-    chat_id = agent.stream.next_id()  # the notes cite the transcript stored with them
+    chat_id = agent.next_memory_id()  # the notes cite the transcript stored with them
+    said = PHRASES.text("transcript", name=agent.name, partner=partner, transcript=transcript)
     agent.remember(
         [
             NewMemory(
-                f"Conversation between {agent.name} and {partner}: {transcript}"[:2000],
+                said[:TRANSCRIPT_CHARS],
                 Kind.CHAT,
                 subject=agent.name,
                 predicate="chats with",
                 object=partner,
             ),
             NewMemory(
-                f"For {agent.name}'s planning: {notes.for_planning}",
+                PHRASES.text("planning", name=agent.name, note=notes.for_planning),
                 Kind.REFLECTION,
                 evidence=(chat_id,),
             ),
             NewMemory(
-                f"{agent.name}'s memo about talking with {partner}: {notes.memo}",
+                PHRASES.text("memo", name=agent.name, partner=partner, memo=notes.memo),
                 Kind.REFLECTION,
                 evidence=(chat_id,),
             ),

@@ -50,3 +50,11 @@ NAMES = list(EMOJI)
 
 def emoji(name: str) -> str:
     return EMOJI.get(name, "🙂")
+
+
+_WORDS = {mark: word for word, mark in EMOJI.items()}
+
+
+def word_of(mark: str) -> str:
+    """The word an emoji was chosen by ("" for one not in the table)."""
+    return _WORDS.get(mark, "")

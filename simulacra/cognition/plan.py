@@ -13,7 +13,8 @@ from datetime import date, datetime, time, timedelta
 from pydantic import Field, create_model
 
 from simulacra import gametime
-from simulacra.agent import GenerativeAgent
+from simulacra.interfaces import Mind
+from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, activity_phrase, one_of, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
@@ -22,6 +23,7 @@ NEW_DAY = template_beside(__file__, "new_day")
 DAY_PLAN = template_beside(__file__, "day_plan")
 SCHEDULE = template_beside(__file__, "hourly_schedule")
 DECOMPOSE = template_beside(__file__, "decompose")
+PHRASES = phrases_beside(__file__, "plan")
 
 SLEEPING = "sleeping"
 
@@ -132,40 +134,37 @@ class DayPlan:
         )
 
 
-def revise_for_new_day(agent: GenerativeAgent, today: date) -> str:
+def revise_for_new_day(agent: Mind, today: date) -> str:
     """Update the agent's "currently" from yesterday's memories; returns yesterday in brief."""
     now = datetime.combine(today, time(0, 0))
     yesterday = now - timedelta(days=1)
-    queries = [
-        f"{agent.name}'s plans for {gametime.day(yesterday)}",
-        f"important recent events in {agent.name}'s life",
-    ]
+    queries = PHRASES.texts("new_day_queries", name=agent.name, yesterday=gametime.day(yesterday))
     seen: dict[int, str] = {}
-    for hits in agent.stream.retrieve_many(queries, now, 8):
+    for hits in agent.retrieve(queries, now, agent.settings.plan.new_day_memories):
         for hit in hits:
             if hit.record.created >= yesterday:
                 seen[hit.record.id] = hit.record.description
     answer = agent.ask(
         NEW_DAY,
-        currently=agent.currently or agent.persona.currently or "going about their life",
+        currently=agent.currently or agent.persona.currently or PHRASES.text("no_currently"),
         yesterday=f"{yesterday:%A %B} {yesterday.day}",
         today=gametime.day(now),
-        memories=list(seen.values()) or ["nothing out of the ordinary"],
+        memories=list(seen.values()) or [PHRASES.text("nothing_remembered")],
     )
     agent.currently = answer.currently
     return answer.yesterday
 
 
-def wake_options(usual: time) -> list[str]:
+def wake_options(usual: time, offsets: list[int]) -> list[str]:
     base = datetime.combine(date(2000, 1, 1), usual)
-    return [f"{base + timedelta(minutes=m):%H:%M}" for m in (-60, -30, 0, 30, 60)]
+    return [f"{base + timedelta(minutes=m):%H:%M}" for m in offsets]
 
 
-def plan_day(agent: GenerativeAgent, today: date, yesterday: str = "") -> DayPlan:
+def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     """Wake-up time, broad strokes and the hourly schedule: two calls, stored as a plan memory."""
     life = agent.persona.lifestyle
     midnight = datetime.combine(today, time(0, 0))
-    options = wake_options(life.wake)
+    options = wake_options(life.wake, agent.settings.plan.wake_offsets_minutes)
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
     plan = agent.ask(
         DAY_PLAN,
@@ -198,8 +197,13 @@ def plan_day(agent: GenerativeAgent, today: date, yesterday: str = "") -> DayPla
     agent.remember(
         [
             NewMemory(
-                f"{agent.name}'s plan for {gametime.day(midnight)}: wake up at "
-                f"{wake:%H:%M}; {outline}"[:1000],
+                PHRASES.text(
+                    "memory",
+                    name=agent.name,
+                    day=gametime.day(midnight),
+                    wake=f"{wake:%H:%M}",
+                    outline=outline,
+                )[:1000],
                 Kind.PLAN,
             )
         ],
@@ -237,7 +241,7 @@ def needs_steps(block: Block) -> bool:
     return not is_sleeping(block.activity) and block.minutes >= 60
 
 
-def decompose(agent: GenerativeAgent, block: Block, now: datetime, horizon: int) -> None:
+def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
     """Cut the next ``horizon`` minutes of ``block`` (from where its steps end) into steps."""
     # Never decompose the past: time spent chatting or waiting may have overtaken the steps.
     start = max(block.decomposed_until, now.replace(second=0, microsecond=0))
@@ -283,7 +287,7 @@ def fit(steps: list[tuple[str, int]], total: int) -> list[tuple[str, int]]:
 
 
 def current_step(
-    agent: GenerativeAgent, plan: DayPlan, now: datetime, horizon: int
+    agent: Mind, plan: DayPlan, now: datetime, horizon: int
 ) -> tuple[str, datetime, datetime]:
     """The activity due at ``now`` with its start and end, decomposing just in time."""
     block = plan.block_at(now)
@@ -312,9 +316,3 @@ def replan_from(plan: DayPlan, now: datetime, activity: str, minutes: int) -> No
         block.steps.append((block.activity, start, _minutes(now - start)))
     end = min(block.end, now + timedelta(minutes=minutes))
     block.steps.append((activity, now, max(1, _minutes(end - now))))
-
-
-def describe(plan: DayPlan) -> list[str]:
-    """The day's schedule in words: the day, then one line per block."""
-    day = gametime.day(plan.day)
-    return [day] + [f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}" for b in plan.blocks]

@@ -9,12 +9,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 from simulacra.llm.interface import LanguageModel
+from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory.stream import MemoryStream
 from simulacra.persona import Persona
 
 SUMMARY = template_beside(__file__, "summary")
+PHRASES = phrases_beside(__file__, "summary")
 
 
 class Summary(Answer):
@@ -43,15 +45,11 @@ def stale(refreshed_at: datetime | None, now: datetime, refresh_hours: float) ->
 
 
 def summarise(
-    model: LanguageModel, stream: MemoryStream, persona: Persona, *, now: datetime, k: int = 6
+    model: LanguageModel, stream: MemoryStream, persona: Persona, *, now: datetime, k: int
 ) -> Summary:
     name = persona.name
     character, occupation, progress = stream.retrieve_many(
-        [
-            f"{name}'s core characteristics",
-            f"{name}'s current daily occupation",
-            f"{name}'s feeling about their recent progress in life",
-        ],
+        PHRASES.texts("queries", name=name),
         now,
         k,
         touch=False,  # a cached self-description is upkeep, not an act of remembering

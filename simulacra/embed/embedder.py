@@ -105,7 +105,10 @@ class CachedEmbedder(Embedder):
         self._db = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            # Lockstep tasks (simulacra/sim/lockstep.py) embed from their threads, one at a time.
+            self._db = sqlite3.connect(
+                path, timeout=30, isolation_level=None, check_same_thread=False
+            )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute(
                 "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"

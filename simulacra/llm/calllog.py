@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections import defaultdict
 from collections.abc import Iterable
@@ -28,6 +29,7 @@ class CallLog:
         self.last: dict | None = None
         # Added to every entry: a simulation sets {"step": n} so calls map to game time.
         self.tags: dict = {}
+        self._lock = threading.Lock()  # agents thinking in parallel record from several threads
 
     def record(self, prompt: Prompt, done: Completion, *, parsed: bool) -> dict:
         entry = {
@@ -42,10 +44,11 @@ class CallLog:
             "parsed": parsed,
             **self.tags,
         }
-        self.totals.add(entry)
-        self.last = entry
-        if self._file is not None:
-            self._file.write(json.dumps(entry) + "\n")
+        with self._lock:
+            self.totals.add(entry)
+            self.last = entry
+            if self._file is not None:
+                self._file.write(json.dumps(entry) + "\n")
         return entry
 
     def close(self) -> None:

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ class LlamaCppModel:
         # Schemas with run-time options (places, people) differ call to call: keep the recent.
         self._grammars: OrderedDict[str, object] = OrderedDict()
         self._prefixes = PrefixStates(settings.kv_cache_mb << 20)
+        self._lock = threading.Lock()
 
     def _load(self):
         """Load on first need: a run answered entirely from the replay cache never loads."""
@@ -166,6 +168,11 @@ class LlamaCppModel:
         return grammar
 
     def complete(self, request: Request) -> Completion:
+        # One llama.cpp context is not thread-safe: agents thinking in parallel take turns.
+        with self._lock:
+            return self._complete(request)
+
+    def _complete(self, request: Request) -> Completion:
         import llama_cpp
 
         tokens = self.tokenize(self.render(request.system, request.user))

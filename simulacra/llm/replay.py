@@ -7,6 +7,7 @@ simulation killed and resumed replays every answer it had already paid for.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 from simulacra.llm.completion import Completer, Completion, Request
@@ -19,7 +20,9 @@ class ReplayCache:
         self.inner = inner
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        # Agents thinking in parallel ask from several threads; one lock keeps the cache whole.
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
@@ -32,26 +35,28 @@ class ReplayCache:
 
     def complete(self, request: Request) -> Completion:
         key = request.key(self.identity)
-        row = self._db.execute(
-            "SELECT text, prompt_tokens, reused_tokens, generated_tokens FROM answers"
-            " WHERE key = ?",
-            (key,),
-        ).fetchone()
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, prompt_tokens, reused_tokens, generated_tokens FROM answers"
+                " WHERE key = ?",
+                (key,),
+            ).fetchone()
         if row is not None:
             text, prompt_tokens, reused, generated = row
             return Completion(text, prompt_tokens, reused, generated, 0.0, cache_hit=True)
         done = self.inner.complete(request)
-        self._db.execute(
-            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                done.text,
-                done.prompt_tokens,
-                done.reused_tokens,
-                done.generated_tokens,
-                done.seconds,
-            ),
-        )
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    done.text,
+                    done.prompt_tokens,
+                    done.reused_tokens,
+                    done.generated_tokens,
+                    done.seconds,
+                ),
+            )
         return done
 
     def close(self) -> None:

@@ -26,7 +26,8 @@ class MemoryStore:
     def __init__(self, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
-        self._db = sqlite3.connect(directory / DB_FILE, timeout=30)
+        # Lockstep tasks (simulacra/sim/lockstep.py) write from their threads, one at a time.
+        self._db = sqlite3.connect(directory / DB_FILE, timeout=30, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute(SCHEMA)

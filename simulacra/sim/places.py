@@ -7,16 +7,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulacra.embed import Embedder
+from simulacra.settings import PlanSettings
 from simulacra.sim.resident import Resident
 from simulacra.world import ResidentPersona, World
 from simulacra.world.grid import Tile
 from simulacra.world.tree import Arena, GameObject
-
-# Models pick odd places when they know many (paper §7: lunch at the bar), so only the best
-# few by meaning are offered. Being in the room, or at home or work, tips close calls; more
-# than that keeps everyone at home, since small models take the first place offered.
-HERE_BONUS = 0.05
-HOME_OR_WORK_BONUS = 0.05
 
 
 @dataclass(frozen=True)
@@ -29,16 +24,17 @@ class Candidates:
 
 class PlaceChooser:
     """Ranks the places an agent knows by how well they suit an activity: over-fetch by
-    meaning, then favour where the agent is, home and work, and keep the best few.
+    meaning, then favour where the agent is, home and work, and keep the best few (the
+    numbers are settings: ``plan.place_choices``, ``plan.here_bonus``...).
 
     Other people's homes are never offered: a model that is only shown a bed cannot know it is
     Klaus's. Within a shared house (a dorm) its residents share the rooms nobody lives in.
     """
 
-    def __init__(self, world: World, embedder: Embedder, choices: int) -> None:
+    def __init__(self, world: World, embedder: Embedder, settings: PlanSettings) -> None:
         self.world = world
         self.embedder = embedder
-        self.choices = choices
+        self.settings = settings
         self._vectors: dict[str, np.ndarray] = {}
         self._homes = {p.name: _arena_or_sector(p.home) for p in world.personas}
 
@@ -73,13 +69,13 @@ class PlaceChooser:
         def score(place: str) -> float:
             s = float(self._vectors[place] @ query)
             if room and place.startswith(room):
-                s += HERE_BONUS
+                s += self.settings.here_bonus
             if place.split(":")[0] in (home, work):
-                s += HOME_OR_WORK_BONUS
+                s += self.settings.home_or_work_bonus
             return s
 
         ranked = sorted(known, key=lambda p: (-score(p), p))
-        chosen = ranked[: self.choices]
+        chosen = ranked[: self.settings.place_choices]
         # The best place at work and at home are always among the options: a cafe owner's
         # "working at the counter" must be placeable at the cafe even if a pub scores higher.
         for sector in (work, home):

@@ -45,10 +45,10 @@ def run_stats(directory: Path) -> RunStats:
     events = directory / EVENTS_FILE
     for record in read_events(events) if events.exists() else []:
         steps += 1
-        last = datetime.fromisoformat(record["time"])
-        conversations += len(record.get("chats", []))
-        for agent in record["agents"].values():
-            if agent["place"] and agent["place"] not in places:
+        last = record.time
+        conversations += len(record.chats)
+        for agent in record.agents.values():
+            if agent.place and agent.place not in places:
                 invalid += 1
     calls = directory / CALLS_FILE
     totals = summarise(read_calls(calls)).total if calls.exists() else Totals()

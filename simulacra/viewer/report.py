@@ -27,37 +27,22 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator
 
-from simulacra.cognition.emoji import EMOJI
 from simulacra.errors import UserError
 from simulacra.llm.calllog import CALLS_FILE, read_calls, summarise
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
+from simulacra.sim.record import Chat
+from simulacra.viewer.palette import ACTIVITY_COLORS, OTHER_COLORS, agent_colors
 
 REPORT_DIR = "report"
-
-# The viewer's avatar colours, so a person has one colour everywhere.
-AGENT_COLORS = [
-    "#d9412b", "#2b6fd9", "#1f9d55", "#9b3fd1", "#e07b00", "#0097a7", "#c2185b", "#5d6b00",
-    "#6d4c41", "#3949ab", "#00897b", "#f4511e", "#8e24aa", "#43a047", "#1e88e5", "#d81b60",
-    "#7cb342", "#fb8c00", "#5e35b1", "#039be5", "#c0ca33", "#6a1b9a", "#00acc1", "#ef6c00",
-    "#546e7a",
-]  # fmt: skip
-
-# Fixed colours for what every day has, so sleep looks the same in every report.
-ACTIVITY_COLORS = {"sleep": "#263a6b", "talk": "#f0a020", "eat": "#8bc34a", "cook": "#7cb342"}
-OTHER_COLORS = [
-    "#4e9ad6", "#d65f5f", "#5fb88a", "#a17ad1", "#d6a04e", "#4ec3c7", "#d67fb8", "#9aa04e",
-    "#7f8fa6", "#c77c4e", "#6bb5e0", "#b0d06b", "#e08f8f", "#8f8fe0", "#e0c96b", "#6be0b0",
-]  # fmt: skip
-WORDS = {mark: word for word, mark in EMOJI.items()}
 
 
 @dataclass
 class Segment:
     start: int  # first step
     end: int  # step after the last
-    action: str
-    emoji: str
+    activity: str
+    emoji_word: str
 
 
 @dataclass
@@ -68,7 +53,7 @@ class Run:
     steps: int
     last_time: datetime
     segments: dict[str, list[Segment]] = field(default_factory=dict)
-    chats: list[tuple[int, dict]] = field(default_factory=list)
+    chats: list[tuple[int, Chat]] = field(default_factory=list)
     calls: list[dict] | None = None
 
     def time(self, step: int) -> datetime:
@@ -83,17 +68,17 @@ def read_run(directory: Path) -> Run:
     run = Run(meta=meta, steps=0, last_time=meta.start)
     open_segments: dict[str, Segment] = {}
     for record in read_events(path):
-        step = record["step"]
+        step = record.step
         run.steps = step + 1
-        for name, a in record["agents"].items():
+        for name, a in record.agents.items():
             seg = open_segments.get(name)
-            if seg is not None and seg.action == a["action"]:
+            if seg is not None and seg.activity == a.activity:
                 seg.end = step + 1
                 continue
-            seg = Segment(step, step + 1, a["action"], a.get("emoji", ""))
+            seg = Segment(step, step + 1, a.activity, a.emoji_word)
             open_segments[name] = seg
             run.segments.setdefault(name, []).append(seg)
-        for chat in record.get("chats", []):
+        for chat in record.chats:
             run.chats.append((step, chat))
     if not run.steps:
         raise UserError("no steps recorded yet", file=path, fix="run the simulation first")
@@ -131,17 +116,9 @@ def write_report(directory: Path, out: Path | None = None) -> Path:
 # ------------------------------------------------------------------------- activities
 
 
-def activity_of(name: str, action: str) -> str:
-    prefix = f"{name} is "
-    return action[len(prefix) :] if action.startswith(prefix) else action
-
-
 def category(segment: Segment) -> str:
     """The word the emoji was chosen by: 'sleep', 'talk', 'coffee'..."""
-    word = WORDS.get(segment.emoji)
-    if word:
-        return word
-    return "sleep" if "sleep" in segment.action else (segment.emoji or "other")
+    return segment.emoji_word or "other"
 
 
 def plot_timeline(run: Run) -> Figure:
@@ -166,7 +143,7 @@ def plot_timeline(run: Run) -> Figure:
             width = (seg.end - seg.start) * step_days
             color = colors[category(seg)]
             spans.setdefault(color, []).append((x0, width))
-            text = activity_of(name, seg.action)
+            text = seg.activity
             if len(text) + 2 < width * chars_per_day:
                 r, g, b = to_rgb(color)
                 dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
@@ -184,7 +161,7 @@ def plot_timeline(run: Run) -> Figure:
             ax.broken_barh(xs, (y - 0.36, 0.72), facecolors=color, linewidth=0)
     for step, chat in run.chats:
         x = start + step * step_days
-        for who in chat["between"]:
+        for who in chat.between:
             if who in names:
                 y = len(names) - 1 - names.index(who)
                 ax.plot([x], [y + 0.45], marker="v", color="#c0392b", markersize=6)
@@ -230,7 +207,7 @@ def _span(run: Run) -> str:
 def conversation_pairs(run: Run) -> Counter[tuple[str, str]]:
     pairs: Counter[tuple[str, str]] = Counter()
     for _, chat in run.chats:
-        for a, b in combinations(sorted(set(chat["between"])), 2):
+        for a, b in combinations(sorted(set(chat.between)), 2):
             pairs[a, b] += 1
     return pairs
 
@@ -262,13 +239,14 @@ def plot_relationships(run: Run) -> Figure:
             bbox={"boxstyle": "round,pad=0.25", "fc": "white", "ec": "#5b6b7b", "lw": 0.8},
         )
     talked = {who for pair in pairs for who in pair}
-    for k, name in enumerate(names):
+    colors = agent_colors(names)
+    for name in names:
         x, y = pos[name]
         ax.scatter(
             [x],
             [y],
             s=520,
-            color=AGENT_COLORS[k % len(AGENT_COLORS)],
+            color=colors[name],
             edgecolors="white",
             linewidths=2.5,
             zorder=4,
@@ -305,7 +283,7 @@ def density_series(run: Run) -> list[tuple[datetime, float]]:
     series = [(run.meta.start, 0.0)]
     for step, chat in run.chats:
         before = len(known)
-        known.update(combinations(sorted(set(chat["between"])), 2))
+        known.update(combinations(sorted(set(chat.between)), 2))
         if len(known) != before and possible:
             series.append((run.time(step), len(known) / possible))
     series.append((run.last_time, series[-1][1]))
@@ -434,10 +412,10 @@ def render_html(run: Run, figures: list[tuple[str, str]]) -> str:
     for step, chat in run.chats:
         parts.append(
             f"<div class='chat'><div class='when'>{run.time(step):%a %H:%M:%S} · "
-            f"step {step} · {e(' & '.join(chat['between']))}</div>"
+            f"step {step} · {e(' & '.join(chat.between))}</div>"
         )
-        for speaker, text in chat["lines"]:
-            parts.append(f"<p><b>{e(speaker)}:</b> {e(text)}</p>")
+        for line in chat.lines:
+            parts.append(f"<p><b>{e(line.speaker)}:</b> {e(line.text)}</p>")
         parts.append("</div>")
     if run.calls:
         stats = summarise(run.calls)

@@ -4,12 +4,14 @@ and a JSON API over one run directory.
 GET /                      the page
 GET /static/NAME           app.js, style.css (only the files shipped in static/)
 GET /api/meta              meta.json, plus "total_steps", "available" (whole event lines so
-                           far), "follow" (whether the page should follow a live run) and
-                           "emoji_words" (emoji -> the word it was chosen by)
+                           far), "follow" (whether the page should follow a live run),
+                           "emoji_words" (emoji -> the word it was chosen by) and
+                           "agent_colors" (resident -> colour, as the report draws them)
 GET /api/world             world.json as written by the simulation
 GET /api/events?from=N&limit=M
                            {"from": N, "available": A, "total_steps": T, "events": [...]}:
-                           the event lines of steps N.. (at most M), whole lines only
+                           the step records (simulacra/sim/record.py) of steps N.. (at
+                           most M), whole lines only, lines of older runs upgraded
 
 It listens on 127.0.0.1 only: a run holds every thought of every agent.
 """
@@ -28,7 +30,9 @@ from urllib.parse import parse_qs, urlsplit
 from simulacra.cognition.emoji import EMOJI
 from simulacra.errors import UserError
 from simulacra.sim import rundir
-from simulacra.sim.eventlog import EVENTS_FILE
+from simulacra.sim.eventlog import EVENTS_FILE, parse_line
+from simulacra.sim.record import VERSION
+from simulacra.viewer.palette import agent_colors
 
 log = logging.getLogger(__name__)
 
@@ -186,6 +190,7 @@ class ViewerServer:
         data["follow"] = self.follow
         # The word each bubble's emoji stands for, for browsers without colour emoji.
         data["emoji_words"] = {mark: word for word, mark in EMOJI.items()}
+        data["agent_colors"] = agent_colors(meta.agents)
         return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
     def world(self) -> bytes:
@@ -194,10 +199,19 @@ class ViewerServer:
     def events_from(self, start: int, limit: int) -> bytes:
         available = self.events.refresh()
         total = rundir.read_meta(self.directory).total_steps
-        lines = self.events.lines(start, limit)
+        lines = [
+            self._current(line, start + i) for i, line in enumerate(self.events.lines(start, limit))
+        ]
         head = json.dumps({"from": start, "available": available, "total_steps": total})
         # The lines are JSON already: splice them in rather than parse and re-encode.
         return head[:-1].encode() + b', "events": [' + b",".join(lines) + b"]}"
+
+    def _current(self, line: bytes, step: int) -> bytes:
+        """A line as the current record version: lines of older runs are upgraded."""
+        if b'"v":%d,' % VERSION in line[:16]:
+            return line
+        path = self.directory / EVENTS_FILE
+        return parse_line(line, path=path, number=step + 1).line().encode()
 
 
 class _Handler(BaseHTTPRequestHandler):

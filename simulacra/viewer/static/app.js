@@ -56,12 +56,6 @@ function stepTime(step) {
   return new Date(start + step * S.meta.step_seconds * 1000).toISOString().slice(0, 19);
 }
 
-// "Isabella Rodriguez is working at the counter" -> "working at the counter"
-function activityOf(name, action) {
-  const prefix = `${name} is `;
-  return action.startsWith(prefix) ? action.slice(prefix.length) : action;
-}
-
 // Fonts without colour emoji draw an empty box: then a word stands in for the emoji.
 const EMOJI_FONT = '"Noto Color Emoji", "Apple Color Emoji", "Segoe UI Emoji", sans-serif';
 const emojiDrawable = new Map();
@@ -94,11 +88,9 @@ function canDrawEmoji(ch) {
 }
 
 // The bubble's content: the emoji, or the word the model chose it by.
-function bubbleText(agent, name) {
+function bubbleText(agent) {
   if (canDrawEmoji(agent.emoji)) return { text: agent.emoji, emoji: true };
-  const word = (S.meta.emoji_words || {})[agent.emoji];
-  const fallback = activityOf(name, agent.action).split(" ")[0] || "…";
-  return { text: word || fallback, emoji: false };
+  return { text: agent.emoji_word || agent.activity.split(" ")[0] || "…", emoji: false };
 }
 
 // ---------------------------------------------------------------- 2. data
@@ -128,8 +120,8 @@ const S = {
 };
 
 const IX = {
-  plans: new Map(), // name -> [[step, plan lines]]
-  memories: new Map(), // name -> [[step, kind, text]]
+  plans: new Map(), // name -> [[step, {day, blocks: [{start, end, activity}]}]]
+  memories: new Map(), // name -> [[step, {kind, text}]]
   chats: [], // [[step, chat]]
   objectChanges: [], // [[step, {address: state}]]
 };
@@ -150,7 +142,7 @@ function ingest(event) {
   S.events[n] = event;
   for (const [name, plan] of Object.entries(event.plans || {})) push(IX.plans, name, [n, plan]);
   for (const [name, list] of Object.entries(event.memories || {})) {
-    for (const [kind, text] of list) push(IX.memories, name, [n, kind, text]);
+    for (const memory of list) push(IX.memories, name, [n, memory]);
   }
   for (const chat of event.chats || []) IX.chats.push([n, chat]);
   if (event.objects) IX.objectChanges.push([n, event.objects]);
@@ -261,16 +253,9 @@ function objectStatesAt(step) {
   return out;
 }
 
-// Which line of a plan ("07:00-23:30 reading ...") the clock is in.
-function planIndexAt(plan, iso) {
-  const hm = iso.slice(11, 16);
-  for (let i = 0; i < plan.length; i++) {
-    const m = /^(\d\d:\d\d)-(\d\d:\d\d)\s/.exec(plan[i]);
-    if (!m) continue;
-    const end = m[2] === "00:00" ? "24:00" : m[2];
-    if (m[1] <= hm && hm < end) return i;
-  }
-  return -1;
+// Which block of a plan the clock is in (times are ISO strings, which sort as times do).
+function blockIndexAt(blocks, iso) {
+  return blocks.findIndex((b) => b.start <= iso && iso < b.end);
 }
 
 // ---------------------------------------------------------------- 4. the map
@@ -533,14 +518,8 @@ function drawObjectStates(g, T, states) {
 
 // ---------------------------------------------------------------- 5. agents on the map
 
-const AGENT_COLORS = ["#d9412b", "#2b6fd9", "#1f9d55", "#9b3fd1", "#e07b00", "#0097a7",
-  "#c2185b", "#5d6b00", "#6d4c41", "#3949ab", "#00897b", "#f4511e", "#8e24aa", "#43a047",
-  "#1e88e5", "#d81b60", "#7cb342", "#fb8c00", "#5e35b1", "#039be5", "#c0ca33", "#6a1b9a",
-  "#00acc1", "#ef6c00", "#546e7a"];
-
 function agentColor(name) {
-  const i = S.meta.agents.indexOf(name);
-  return AGENT_COLORS[(i < 0 ? 0 : i) % AGENT_COLORS.length];
+  return S.meta.agent_colors[name] || "#546e7a";
 }
 
 // Where each avatar goes, in CSS pixels of the map: the tile centre, moving smoothly towards
@@ -662,7 +641,7 @@ function drawLabel(g, p, name, r, T) {
 }
 
 function drawBubble(g, p, name, r, T) {
-  const content = bubbleText(p.agent, name);
+  const content = bubbleText(p.agent);
   const size = content.emoji ? clamp(Math.round(T * 1.1), 12, 22) : clamp(Math.round(T), 10, 14);
   g.save();
   g.font = content.emoji
@@ -739,8 +718,8 @@ function renderPanels() {
   renderObjects();
 }
 
-function emojiSpan(agent, name) {
-  const content = bubbleText(agent, name);
+function emojiSpan(agent) {
+  const content = bubbleText(agent);
   return el("span", "emoji", content.emoji ? `${content.text} ` : "");
 }
 
@@ -757,8 +736,8 @@ function renderAgentList() {
     li.append(dot, el("span", "name", name));
     const doing = el("span", "doing");
     if (a) {
-      doing.append(emojiSpan(a, name), activityOf(name, a.action));
-      doing.title = a.action;
+      doing.append(emojiSpan(a), a.activity);
+      doing.title = a.description;
     }
     li.append(doing);
     li.addEventListener("click", () => select(name === S.selected ? null : name));
@@ -778,9 +757,9 @@ function renderAgent() {
   panel.dataset.agent = name;
   $("agent-dot").style.background = agentColor(name);
   $("agent-name").textContent = name;
-  const content = bubbleText(a, name);
+  const content = bubbleText(a);
   $("agent-emoji").textContent = content.emoji ? content.text : "";
-  $("agent-action").textContent = a.action;
+  $("agent-action").textContent = a.description;
   $("agent-place").textContent = `${a.place || "somewhere"} · tile ${a.tile[0]}, ${a.tile[1]}`;
 
   const plan = planOf(name, S.step);
@@ -790,10 +769,10 @@ function renderAgent() {
     $("agent-plan-title").textContent = "Plan for the day";
     ol.append(el("li", "empty", "no plan yet"));
   } else {
-    const [title, ...lines] = plan;
-    $("agent-plan-title").textContent = `Plan for ${title}`;
-    const current = planIndexAt(lines, stepTime(S.step));
-    lines.forEach((line, i) => {
+    $("agent-plan-title").textContent = `Plan for ${plan.day}`;
+    const current = blockIndexAt(plan.blocks, stepTime(S.step));
+    plan.blocks.forEach((b, i) => {
+      const line = `${b.start.slice(11, 16)}-${b.end.slice(11, 16)} ${b.activity}`;
       ol.append(el("li", i === current ? "current" : i < current ? "past" : "", line));
     });
   }
@@ -802,7 +781,7 @@ function renderAgent() {
   ul.replaceChildren();
   const memories = memoriesOf(name, S.step);
   if (!memories.length) ul.append(el("li", "empty", "nothing yet"));
-  for (const [n, kind, text] of memories) {
+  for (const [n, { kind, text }] of memories) {
     const li = el("li", kind);
     li.append(el("span", `kind kind-${kind}`, kind), text);
     li.append(el("span", "when", stepTime(n).slice(11, 16)));
@@ -820,7 +799,7 @@ function renderChats() {
     const div = el("div", n === S.step ? "chat current" : "chat");
     div.dataset.step = String(n);
     div.append(el("div", "head", `${stepTime(n).slice(11, 19)} · ${chat.between.join(" & ")}`));
-    for (const [speaker, text] of chat.lines) {
+    for (const { speaker, text } of chat.lines) {
       const p = el("p");
       p.append(el("span", "speaker", `${speaker}: `), text);
       div.append(p);
@@ -965,7 +944,7 @@ function showTooltip(event) {
   const t = S.world.tiles;
   const lines = [];
   const who = agentUnder(px, py);
-  if (who) lines.push(`${who}: ${activityOf(who, agentsAt(S.step)[who].action)}`);
+  if (who) lines.push(`${who}: ${agentsAt(S.step)[who].activity}`);
   const o = t.object[i];
   const a = t.arena[i];
   const s = t.sector[i];

@@ -1,0 +1,80 @@
+"""The engine: a clock that advances one step of game time at a time, drives the rules of a
+world, hands each step's record to an event sink, checkpoints every N steps and at the end,
+and stops between steps when asked. It knows nothing of towns, agents or models.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Protocol
+
+from simulacra.sim.record import StepRecord
+
+
+class Rules(Protocol):
+    def step(self, step: int, now: datetime) -> StepRecord:
+        """Everything that happens in one step, and its record."""
+        ...
+
+
+class EventSink(Protocol):
+    def write(self, record: StepRecord) -> None: ...
+
+
+class Engine:
+    def __init__(
+        self,
+        *,
+        start: datetime,
+        step_seconds: int,
+        rules: Rules,
+        checkpoint: Callable[[], None],
+        checkpoint_every: int,
+    ) -> None:
+        self.start = start
+        self.step_seconds = step_seconds
+        self.rules = rules
+        self.checkpoint = checkpoint
+        self.checkpoint_every = checkpoint_every
+        self.step_no = 0
+        self.wall_seconds = 0.0  # real time spent stepping, over every session of a run
+        self._running_since: float | None = None
+
+    @property
+    def now(self) -> datetime:
+        return self.start + timedelta(seconds=self.step_no * self.step_seconds)
+
+    def wall(self) -> float:
+        running = time.monotonic() - self._running_since if self._running_since else 0.0
+        return self.wall_seconds + running
+
+    def step(self, sink: EventSink) -> StepRecord:
+        record = self.rules.step(self.step_no, self.now)
+        sink.write(record)
+        self.step_no += 1
+        return record
+
+    def run(
+        self,
+        sink: EventSink,
+        *,
+        until_step: int,
+        on_step: Callable[[StepRecord], None] | None = None,
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> None:
+        """Step until ``until_step``, checkpointing every N steps and at the end.
+        ``should_stop`` is polled between steps (Ctrl-C sets it)."""
+        self._running_since = time.monotonic()
+        try:
+            while self.step_no < until_step and not should_stop():
+                record = self.step(sink)
+                if self.step_no % self.checkpoint_every == 0:
+                    self.checkpoint()
+                if on_step is not None:
+                    on_step(record)
+        finally:
+            self.wall_seconds = self.wall()
+            self._running_since = None
+            self.checkpoint()
