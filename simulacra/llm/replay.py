@@ -7,19 +7,25 @@ simulation killed and resumed replays every answer it had already paid for.
 from __future__ import annotations
 
 import sqlite3
+import threading
 from pathlib import Path
 
 from simulacra.llm.completion import Completer, Completion, Request
 
 
 class ReplayCache:
-    """A :class:`Completer` wrapper that answers from disk when it has seen the request."""
+    """A :class:`Completer` wrapper that answers from disk when it has seen the request.
+
+    Thread-safe: one connection behind a lock, held only for the lookup and the insert, never
+    while the model thinks, so concurrent calls reach the backend concurrently.
+    """
 
     def __init__(self, inner: Completer, path: Path) -> None:
         self.inner = inner
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
@@ -32,27 +38,30 @@ class ReplayCache:
 
     def complete(self, request: Request) -> Completion:
         key = request.key(self.identity)
-        row = self._db.execute(
-            "SELECT text, prompt_tokens, reused_tokens, generated_tokens FROM answers"
-            " WHERE key = ?",
-            (key,),
-        ).fetchone()
+        with self._lock:
+            row = self._db.execute(
+                "SELECT text, prompt_tokens, reused_tokens, generated_tokens FROM answers"
+                " WHERE key = ?",
+                (key,),
+            ).fetchone()
         if row is not None:
             text, prompt_tokens, reused, generated = row
             return Completion(text, prompt_tokens, reused, generated, 0.0, cache_hit=True)
         done = self.inner.complete(request)
-        self._db.execute(
-            "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                key,
-                done.text,
-                done.prompt_tokens,
-                done.reused_tokens,
-                done.generated_tokens,
-                done.seconds,
-            ),
-        )
+        with self._lock:
+            self._db.execute(
+                "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    done.text,
+                    done.prompt_tokens,
+                    done.reused_tokens,
+                    done.generated_tokens,
+                    done.seconds,
+                ),
+            )
         return done
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()
