@@ -64,7 +64,7 @@ class Simulation:
         self.settings = settings
         self.model = model
         self.embedder = embedder
-        self.store = MemoryStore(directory)
+        self.store = MemoryStore(directory, vector_server=settings.vectors.server)
         self.state = WorldState(world)
         self.step_no = 0
         self.wall_seconds = 0.0  # real time spent stepping, over every session of this run
