@@ -153,7 +153,7 @@ class GenerativeAgent:
     @classmethod
     def _build(cls, directory, persona, at, settings, model, embedder) -> GenerativeAgent:
         settings = settings or Settings()
-        store = MemoryStore(directory)
+        store = MemoryStore(directory, vector_server=settings.vectors.server)
         model = model or open_model(settings.llm, log_dir=directory)
         embedder = embedder or open_embedder(settings.embed, settings.llm.cache_dir)
         stream = store.stream(persona.name, embedder, settings.retrieval)

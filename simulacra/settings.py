@@ -50,6 +50,18 @@ class LLMSettings(_Section):
     )
     cache: bool = Field(True, description="record/replay cache of model answers")
     cache_dir: Path = Field(default_factory=default_cache_dir)
+    server: str | None = Field(
+        None,
+        description="URL of an OpenAI-compatible model server (llama-server, vLLM) to use "
+        "instead of llama.cpp in this process",
+    )
+    server_model: str | None = Field(
+        None, description="the model to ask the server for; default: the first it lists"
+    )
+    server_timeout: float = Field(300.0, gt=0.0, description="seconds to wait for one answer")
+    server_retries: int = Field(
+        3, ge=0, le=5, description="extra tries after a refused, failed or garbled answer"
+    )
 
 
 class EmbedSettings(_Section):
@@ -58,6 +70,14 @@ class EmbedSettings(_Section):
     )
     batch_size: int = Field(64, ge=1)
     device: str = "cpu"
+
+
+class VectorSettings(_Section):
+    server: str | None = Field(
+        None,
+        description="URL of a Chroma server (`chroma run`) for memory vectors; default: "
+        "Chroma embedded, on disk beside the memories",
+    )
 
 
 class RetrievalSettings(_Section):
@@ -166,6 +186,7 @@ class EngineSettings(_Section):
 class Settings(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     embed: EmbedSettings = Field(default_factory=EmbedSettings)
+    vectors: VectorSettings = Field(default_factory=VectorSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     reflection: ReflectionSettings = Field(default_factory=ReflectionSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)

@@ -6,6 +6,7 @@ import sys
 
 from simulacra.cli.app import cli
 from simulacra.errors import UserError
+from simulacra.llm.interface import ModelOutputError
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -14,6 +15,10 @@ def main(argv: list[str] | None = None) -> None:
     except UserError as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
+    except ModelOutputError as e:
+        # Answers received so far are in the replay cache; a run keeps its last checkpoint.
+        print(f"error: {e} (a run continues with `simulacra run --resume DIR`)", file=sys.stderr)
+        sys.exit(1)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)

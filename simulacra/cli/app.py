@@ -30,7 +30,8 @@ def cli(ctx: click.Context, config: Path | None) -> None:
 
 
 def model_options(command=None, *, seed: bool = True):
-    """--model, --n-ctx, --threads, --gpu-layers, --seed, --no-cache, written into the settings.
+    """--model, --n-ctx, --threads, --gpu-layers, --seed, --no-cache, --server, --server-model,
+    written into the settings.
 
     ``seed=False`` leaves --seed to the command (``agent new`` uses it for seed memories).
     """
@@ -47,6 +48,8 @@ def model_options(command=None, *, seed: bool = True):
             "--gpu-layers": ("n_gpu_layers", kwargs.pop("gpu_layers")),
             "--seed": ("seed", kwargs.pop("sampling_seed", None)),
             "--no-cache": ("cache", False if kwargs.pop("no_cache") else None),
+            "--server": ("server", kwargs.pop("server")),
+            "--server-model": ("server_model", kwargs.pop("server_model")),
         }
         for option, (name, value) in options.items():
             if value is not None:
@@ -54,6 +57,10 @@ def model_options(command=None, *, seed: bool = True):
                     setattr(llm, name, value)
                 except ValidationError as e:
                     raise UserError(e.errors()[0]["msg"], field=option) from None
+        if llm.server:
+            from simulacra.llm.server import base_url
+
+            base_url(llm.server)  # a malformed URL fails here, before anything is written
         return command(*args, **kwargs)
 
     decorators = [
@@ -66,12 +73,44 @@ def model_options(command=None, *, seed: bool = True):
         click.option("--threads", type=int, help="CPU threads for llama.cpp."),
         click.option("--gpu-layers", type=int, help="Layers to offload to a GPU (-1: all)."),
         click.option("--no-cache", is_flag=True, help="Ask the model even for recorded answers."),
+        click.option(
+            "--server",
+            metavar="URL",
+            help="Use the OpenAI-compatible model server at URL (llama-server, vLLM) instead "
+            "of llama.cpp in this process, e.g. http://127.0.0.1:8080.",
+        ),
+        click.option(
+            "--server-model",
+            metavar="NAME",
+            help="Model to ask the server for (default: its first).",
+        ),
     ]
     if seed:
         decorators.append(click.option("--seed", "sampling_seed", type=int, help="Sampling seed."))
     for decorate in reversed(decorators):
         wrapper = decorate(wrapper)
     return wrapper
+
+
+def vector_options(command):
+    """--chroma URL, written into the settings: memory vectors on a Chroma server."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        url = kwargs.pop("chroma")
+        if url is not None:
+            from simulacra.memory.vectors import server_address
+
+            server_address(url)  # a malformed URL fails here, before anything is written
+            click.get_current_context().obj.vectors.server = url
+        return command(*args, **kwargs)
+
+    return click.option(
+        "--chroma",
+        metavar="URL",
+        help="Keep memory vectors on the Chroma server at URL (`chroma run`) instead of "
+        "embedded on disk, e.g. http://127.0.0.1:8000.",
+    )(wrapper)
 
 
 def register() -> None:

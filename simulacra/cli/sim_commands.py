@@ -16,7 +16,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from simulacra import gametime
-from simulacra.cli.app import cli, model_options
+from simulacra.cli.app import cli, model_options, vector_options
 from simulacra.cli.console import console
 from simulacra.cli.names import match_name
 from simulacra.errors import UserError
@@ -57,6 +57,7 @@ SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type
     "the in-process model answers one at a time). Default: the setting engine.concurrency.",
 )
 @model_options
+@vector_options
 @click.pass_obj
 def run(
     settings: Settings,
@@ -75,6 +76,8 @@ def run(
     if resume is not None:
         if world is not None:
             raise UserError("give either WORLD or --resume DIR, not both", field="--resume")
+        if "server" in settings.vectors.model_fields_set:
+            _move_vectors(resume, settings.vectors.server)
         sim = Simulation.resume(resume, overrides=settings.llm, concurrency=concurrency)
         for line in sim.said:
             console.print(line, markup=False, highlight=False)
@@ -94,6 +97,14 @@ def run(
             settings.engine.concurrency = concurrency
         sim = Simulation.create(world, out, hours=hours, settings=settings, agents=names)
     _run_live(sim)
+
+
+def _move_vectors(directory: Path, server: str | None) -> None:
+    """From now on keep this run's vectors on ``server``: the run's settings say where they
+    live, and the memory store refills a new place from its records when it opens."""
+    meta = rundir.read_meta(directory)
+    meta.settings.setdefault("vectors", {})["server"] = server
+    rundir.write_json(directory / rundir.META_FILE, meta.to_json())
 
 
 def _run_live(sim: Simulation) -> None:

@@ -34,12 +34,20 @@ def open_model(
     retries: int = 1,
     completer: Completer | None = None,
 ) -> StructuredModel:
-    """The product's model stack: llama.cpp, wrapped in the replay cache (unless turned off),
-    with every call written to ``log_dir/calls.jsonl``.
+    """The product's model stack: llama.cpp in this process, or the model server of
+    ``settings.server``, wrapped in the replay cache (unless turned off), with every call
+    written to ``log_dir/calls.jsonl``. Safe to call from several threads at once.
 
-    ``completer`` replaces llama.cpp (tests pass the scripted model here).
+    ``completer`` replaces the backend (tests pass the scripted model here).
     """
-    if completer is None:
+    if completer is None and settings.server:
+        from simulacra.llm.server import ServerModel
+
+        completer = ServerModel(settings.server, settings)
+        # A server answers under its own grammar converter: give a garbled answer as many
+        # tries as a failed request (``retries=0`` still means exactly one call).
+        retries = max(retries, settings.server_retries) if retries else 0
+    elif completer is None:
         from simulacra.llm.llama import LlamaCppModel
 
         resolved = resolve_model(settings.model, cache_dir=settings.cache_dir)

@@ -17,7 +17,11 @@ CALLS_FILE = "calls.jsonl"
 
 
 class CallLog:
-    """Appends a record per call to ``calls.jsonl``; keeps running totals in memory."""
+    """Appends a record per call to ``calls.jsonl``; keeps running totals in memory.
+
+    Thread-safe: agents thinking in parallel record their calls through one log, each entry
+    a whole line.
+    """
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
@@ -26,10 +30,16 @@ class CallLog:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = path.open("a", encoding="utf-8", buffering=1)
         self.totals = Totals()
-        self.last: dict | None = None
+        self._lock = threading.Lock()
+        self._last = threading.local()
         # Added to every entry: a simulation sets {"step": n} so calls map to game time.
         self.tags: dict = {}
         self._lock = threading.Lock()  # agents thinking in parallel record from several threads
+
+    @property
+    def last(self) -> dict | None:
+        """The entry of this thread's latest call."""
+        return getattr(self._last, "entry", None)
 
     def record(self, prompt: Prompt, done: Completion, *, parsed: bool) -> dict:
         entry = {
@@ -44,17 +54,19 @@ class CallLog:
             "parsed": parsed,
             **self.tags,
         }
+        line = json.dumps(entry) + "\n"
         with self._lock:
             self.totals.add(entry)
-            self.last = entry
             if self._file is not None:
-                self._file.write(json.dumps(entry) + "\n")
+                self._file.write(line)
+        self._last.entry = entry
         return entry
 
     def close(self) -> None:
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        with self._lock:
+            if self._file is not None:
+                self._file.close()
+                self._file = None
 
 
 @dataclass

@@ -64,22 +64,32 @@ class ModelInfo:
 
 
 class LlamaCppModel:
-    """A :class:`~simulacra.llm.completion.Completer` over llama-cpp-python."""
+    """A :class:`~simulacra.llm.completion.Completer` over llama-cpp-python.
+
+    One llama.cpp context decodes one sequence at a time: concurrent calls take turns (a
+    model server batches them instead, see :mod:`simulacra.llm.server`).
+    """
 
     def __init__(self, path: Path, settings: LLMSettings) -> None:
         self.path = path
         self.settings = settings
         self._identity = file_identity(path)
-        self._llm = None
+        self._llm = None  # set last when loading: other threads then find everything ready
         # Schemas with run-time options (places, people) differ call to call: keep the recent.
         self._grammars: OrderedDict[str, object] = OrderedDict()
         self._prefixes = PrefixStates(settings.kv_cache_mb << 20)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def _load(self):
         """Load on first need: a run answered entirely from the replay cache never loads."""
         if self._llm is not None:
             return self._llm
+        with self._lock:
+            if self._llm is None:
+                self._load_now()
+        return self._llm
+
+    def _load_now(self) -> None:
         import llama_cpp
 
         settings = self.settings
@@ -102,13 +112,12 @@ class LlamaCppModel:
                     file=self.path,
                     fix="check that it is a complete GGUF file for a model llama.cpp supports",
                 ) from None
-        self._llm = llm
         meta = llm.metadata
         template = meta.get("tokenizer.chat_template")
-        self._bos = self._token_text(llm.token_bos())
+        self._bos = _token_text(llm, llm.token_bos())
         self._format = llama_cpp.llama_chat_format.Jinja2ChatFormatter(
             template or _PLAIN_TEMPLATE,
-            eos_token=self._token_text(llm.token_eos()),
+            eos_token=_token_text(llm, llm.token_eos()),
             bos_token=self._bos,
         )
         self._info = ModelInfo(
@@ -121,7 +130,7 @@ class LlamaCppModel:
             chat_template="from the GGUF" if template else "plain (the GGUF has none)",
             llama_cpp_version=llama_cpp.__version__,
         )
-        return llm
+        self._llm = llm
 
     @property
     def info(self) -> ModelInfo:
@@ -131,9 +140,6 @@ class LlamaCppModel:
     @property
     def identity(self) -> str:
         return self._identity
-
-    def _token_text(self, token: int) -> str:
-        return self._llm._model.token_get_text(token) if token >= 0 else ""
 
     def render(self, system: str, user: str) -> str:
         """The prompt text the model sees, in the model's own chat format."""
@@ -256,6 +262,10 @@ class PrefixStates:
         llm.n_tokens = len(saved_tokens)
         llm._requires_eval = True  # logits are not restored: re-evaluate the last token
         self._states.move_to_end(key)
+
+
+def _token_text(llm, token: int) -> str:
+    return llm._model.token_get_text(token) if token >= 0 else ""
 
 
 def _common(a, b) -> int:

@@ -14,7 +14,11 @@ from simulacra.llm.completion import Completer, Completion, Request
 
 
 class ReplayCache:
-    """A :class:`Completer` wrapper that answers from disk when it has seen the request."""
+    """A :class:`Completer` wrapper that answers from disk when it has seen the request.
+
+    Thread-safe: one connection behind a lock, held only for the lookup and the insert, never
+    while the model thinks, so concurrent calls reach the backend concurrently.
+    """
 
     def __init__(self, inner: Completer, path: Path) -> None:
         self.inner = inner
@@ -60,4 +64,5 @@ class ReplayCache:
         return done
 
     def close(self) -> None:
-        self._db.close()
+        with self._lock:
+            self._db.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -27,18 +28,20 @@ class ScriptedModel:
         self.scripts: dict[str, Script] = dict(scripts or {})
         self.requests: list[Request] = []
         self._turn: dict[str, int] = defaultdict(int)
+        self._lock = threading.Lock()  # agents may think in parallel
 
     def calls(self, template: str) -> list[Request]:
         return [r for r in self.requests if r.template == template]
 
     def complete(self, request: Request) -> Completion:
-        self.requests.append(request)
         script = self.scripts.get(request.template)
+        with self._lock:
+            self.requests.append(request)
+            turn = self._turn[request.template]
+            self._turn[request.template] += 1
         if callable(script):
             answer = script(request)
         elif isinstance(script, list):
-            turn = self._turn[request.template]
-            self._turn[request.template] += 1
             answer = script[min(turn, len(script) - 1)]
         elif script is not None:
             answer = script

@@ -18,6 +18,9 @@ class StructuredModel(LanguageModel):
 
     ``retries`` extra attempts with another seed follow an answer that does not parse; under
     a grammar that only happens when an answer is cut off, and the log counts it either way.
+
+    Safe to call from several threads at once (agents thinking in parallel): it keeps no
+    state between calls, and the completers and the log below it lock what they share.
     """
 
     def __init__(

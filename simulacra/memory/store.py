@@ -3,13 +3,16 @@
 One store holds any number of agents (one Chroma collection each). Writes gather in one
 SQLite transaction until :meth:`MemoryStore.commit`, which first writes pending vectors to
 Chroma and then commits, so a process killed at any moment leaves the last commit intact;
-on reopening, each stream reconciles Chroma with SQLite.
+on reopening, each stream reconciles Chroma with SQLite. SQLite is the record: Chroma,
+embedded or a server, can always be rebuilt from it.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +23,14 @@ from simulacra.settings import RetrievalSettings
 
 DB_FILE = "memory.sqlite"
 CHROMA_DIR = "chroma"
+STORE_ID_KEY = "store_id"
 
 
 class MemoryStore:
-    def __init__(self, directory: Path) -> None:
+    """``vector_server``: the URL of a Chroma server to keep the vectors in instead of the
+    embedded Chroma in ``directory/chroma``."""
+
+    def __init__(self, directory: Path, *, vector_server: str | None = None) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.directory = directory
         # Lockstep tasks (simulacra/sim/lockstep.py) write from their threads, one at a time.
@@ -35,8 +42,24 @@ class MemoryStore:
             "CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
         )
         self._db.commit()
-        self._vectors = VectorStore(directory / CHROMA_DIR)
+        self._vectors = VectorStore(
+            directory / CHROMA_DIR,
+            server=vector_server,
+            namespace=self._namespace() if vector_server else "",
+        )
         self._streams: dict[str, MemoryStream] = {}
+
+    def _namespace(self) -> str:
+        """The prefix of this store's collections on a shared Chroma server: a random id made
+        with the store, mixed with where the store is, so a forked copy of a run gets
+        collections of its own (filled from its records on opening) instead of sharing."""
+        store_id = self.load_state(STORE_ID_KEY)
+        if store_id is None:
+            store_id = uuid.uuid4().hex
+            self.save_state(STORE_ID_KEY, store_id)
+            self._db.commit()
+        place = f"{store_id}|{self.directory.resolve()}"
+        return "m" + hashlib.sha1(place.encode()).hexdigest()[:11]
 
     def stream(self, agent: str, embedder: Embedder, weights: RetrievalSettings) -> MemoryStream:
         if agent not in self._streams:

@@ -44,7 +44,7 @@ class Simulation:
         self.settings = settings
         self.model = model
         self.embedder = embedder
-        self.store = MemoryStore(directory)
+        self.store = MemoryStore(directory, vector_server=settings.vectors.server)
         self.lockstep = Lockstep(settings.engine.concurrency)
         thinking = LockstepModel(model, self.lockstep)  # calls wait for their round
         residents: dict[str, Resident] = {}
