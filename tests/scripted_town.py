@@ -64,6 +64,7 @@ def act(request: Request) -> dict:
     chosen = next((p for p in places for w in wanted if w in p), places[0])
     word = "coffee" if "Cafe" in chosen else "read" if "library" in chosen else "eat"
     return {
+        "need": "a place for it",
         "place": chosen,
         "emoji": word,
         "verb": "uses",
@@ -76,7 +77,7 @@ def decide(request: Request) -> dict:
     options = enum(request, "choice")
     talk = [o for o in options if o.startswith("talk to ")]
     choice = talk[0] if talk and who(request) == "Isabella Rodriguez" else options[0]
-    return {"choice": choice, "instead": "carrying on", "minutes": 5}
+    return {"thought": "nothing new", "choice": choice, "instead": "carrying on", "minutes": 5}
 
 
 def respond(request: Request) -> dict:
