@@ -220,8 +220,13 @@ def test_coordination_is_who_was_at_the_place_at_its_time(tmp_path, word_embedde
     party_start, party_end = datetime(2023, 2, 14, 17), datetime(2023, 2, 14, 19)
     stays = {
         "Ada Byron": [Stay(party_start + timedelta(minutes=30), party_end, "Corner Cafe: cafe")],
-        "Cy Cole": [Stay(party_start - timedelta(hours=1), party_start + timedelta(minutes=5),
-                         "Corner Cafe: cafe: table")],  # fmt: skip
+        "Cy Cole": [
+            Stay(
+                party_start - timedelta(hours=1),
+                party_start + timedelta(minutes=5),
+                "Corner Cafe: cafe: table",
+            )
+        ],  # fmt: skip
         "Dora Diaz": [Stay(party_start, party_end, "Ada's house: kitchen")],
     }
     run, town = build(

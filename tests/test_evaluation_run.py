@@ -26,7 +26,7 @@ WORLD = ROOT / "worlds" / "smallville-3"
 
 def knows_by_memory(request):
     """A truthful scripted agent: it knows what its retrieved memories mention."""
-    asked = request.user.split('asks ', 1)[1].split('"')[1].lower()
+    asked = request.user.split("asks ", 1)[1].split('"')[1].lower()
     words = [w for w in ("valentine", "maria", "klaus", "isabella") if w in asked]
     memories = request.user.split("An interviewer asks")[0].lower()
     knows = bool(words) and all(w in memories for w in words)
@@ -34,7 +34,7 @@ def knows_by_memory(request):
 
 
 @pytest.fixture(scope="module")
-def run_dir(tmp_path_factory, ) -> Path:
+def run_dir(tmp_path_factory) -> Path:
     from conftest import WordEmbedder
 
     directory = tmp_path_factory.mktemp("eval") / "run"
@@ -118,5 +118,5 @@ def test_the_evaluation_runs_on_the_real_small_model(run_dir, real_model, real_e
     rated = [r for r in result.rows if r.mu is not None]
     assert {r.condition for r in rated} == {"full", "none"}
     town = evaluate_the_town(run_dir, agents="Klaus,Maria", models=m)
-    assert town.answers == 1 + 2 * 2  # one fact; two ordered pairs, at the start and the end
+    assert town.answers == 2 + 2 * 2  # the party for each; both ordered pairs, start and end
     assert 0.0 <= town.density.end <= 1.0

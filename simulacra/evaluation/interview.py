@@ -86,9 +86,7 @@ def interview_agents(
                             model=model,
                             now=town.now,
                         )
-                    hits = HiddenKinds(mind.stream, condition.visible).retrieve(
-                        q.text, town.now, k
-                    )
+                    hits = HiddenKinds(mind.stream, condition.visible).retrieve(q.text, town.now, k)
                     answer = INTERVIEW.ask(
                         model,
                         identity=identity,

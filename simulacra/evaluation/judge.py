@@ -127,7 +127,9 @@ def judge_answers(
                 person=person_text(run, agent),
                 life=life_digest(run, agent),
                 question=by_condition[shown[0]].question,
-                answers=[(lab, by_condition[c].answer) for lab, c in zip(labels, shown)],
+                answers=[
+                    (lab, by_condition[c].answer) for lab, c in zip(labels, shown, strict=True)
+                ],
                 labels=labels,
                 example=SEP.join(reversed(labels)),
             )

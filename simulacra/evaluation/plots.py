@@ -21,10 +21,18 @@ def eval_figures(run_dir: Path) -> list[tuple[str, str, Figure]]:
     if interview:
         result = InterviewResult.model_validate(interview)
         if any(r.mu is not None for r in result.rows):
-            figures.append(("eval-trueskill.png", "Believability (TrueSkill)", plot_trueskill(result)))
+            figures.append(
+                ("eval-trueskill.png", "Believability (TrueSkill)", plot_trueskill(result))
+            )
     town = read_summary(run_dir / EVAL_DIR / TOWN_SUMMARY)
     if town:
-        figures.append(("eval-town.png", "What emerged in the town", plot_town(TownResult.model_validate(town))))
+        figures.append(
+            (
+                "eval-town.png",
+                "What emerged in the town",
+                plot_town(TownResult.model_validate(town)),
+            )
+        )
     return figures
 
 

@@ -150,7 +150,9 @@ def write_interview(
             else:
                 check = Check(kind=entry.check)
             questions.append(
-                Question(id=f"{category.value}-{count + 1}", category=category, text=text, check=check)
+                Question(
+                    id=f"{category.value}-{count + 1}", category=category, text=text, check=check
+                )
             )
             count += 1
     return questions

@@ -122,11 +122,13 @@ def evaluate_town(
     people = People(p.name for p in run.residents)
     k = town.settings.agent.interview_memories
     writer = Appender(path)
+    asked: list[TownRecord] = []  # this evaluation's answers, new or on file
 
     def ask(moment, kind, name, about, question, stream, identity, when, known, supported):
         """One question, unless this step's answer is on file already."""
         key = (moment, kind, name, about)
         if key in records:
+            asked.append(records[key])
             return records[key]
         hits = stream.retrieve(question, when, k, touch=False)
         answer = QUESTION.ask(
@@ -160,6 +162,7 @@ def evaluate_town(
         )
         writer.write(record)
         records[key] = record
+        asked.append(record)
         on_record(record)
         return record
 
@@ -169,9 +172,7 @@ def evaluate_town(
             mind = town.minds[name]
             base = [mind.persona.learned, mind.persona.currently]
             told_end[name] = base + [r.description for r in mind.stream]
-            told_start[name] = base + [
-                r.description for r in mind.stream if r.created <= run.start
-            ]
+            told_start[name] = base + [r.description for r in mind.stream if r.created <= run.start]
             known_end[name] = known_people(people, told_end[name], name)
             known_start[name] = known_people(people, told_start[name], name)
         # Diffusion, asked at the end.
@@ -259,7 +260,6 @@ def evaluate_town(
         for fact in facts
         if fact.place and fact.start and fact.end
     ]
-    counted = [r for r in records.values() if r.agent in agents]
     return TownResult(
         step=run.step,
         time=town.now,
@@ -267,8 +267,8 @@ def evaluate_town(
         diffusion=diffusion,
         density=result_density,
         coordination=coordination,
-        answers=len(counted),
-        hallucinated=sum(r.verdict.hallucinated for r in counted),
+        answers=len(asked),
+        hallucinated=sum(r.verdict.hallucinated for r in asked),
     )
 
 
