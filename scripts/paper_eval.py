@@ -37,7 +37,11 @@ def simulacra(*args: str) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Any other option (--model, --gpu-layers, --n-ctx, --threads, a server option) "
+        "goes to every `simulacra run` and `simulacra eval` command as is.",
+    )
     parser.add_argument("--world", default="worlds/smallville")
     parser.add_argument("--out", type=Path, default=Path("runs/paper"))
     parser.add_argument("--hours", type=float, default=48.0, help="game hours (paper: 2 days)")

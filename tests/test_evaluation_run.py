@@ -33,20 +33,23 @@ def knows_by_memory(request):
     return {"answer": "Yes, I know." if knows else "I don't know.", "knows": knows}
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory) -> Path:
-    from conftest import WordEmbedder
-
-    directory = tmp_path_factory.mktemp("eval") / "run"
+def simulate(directory: Path, embedder, hours: float) -> Path:
     settings = Settings()
     settings.llm.cache = False
     model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
     sim = Simulation.create(
-        WORLD, directory, hours=1.5, settings=settings, model=model, embedder=WordEmbedder()
+        WORLD, directory, hours=hours, settings=settings, model=model, embedder=embedder
     )
     sim.run()
     sim.close()
     return directory
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    from conftest import WordEmbedder
+
+    return simulate(tmp_path_factory.mktemp("eval") / "run", WordEmbedder(), 1.5)
 
 
 def models(word_embedder):
@@ -104,8 +107,9 @@ def test_the_commands_are_there_and_say_what_is_wrong(run_dir):
 
 
 @pytest.mark.real
-def test_the_evaluation_runs_on_the_real_small_model(run_dir, real_model, real_embedder):
+def test_the_evaluation_runs_on_the_real_small_model(tmp_path, real_model, real_embedder):
     """SmolLM2 answers, judges and is scored: every answer parses, every ranking is whole."""
+    run_dir = simulate(tmp_path / "run", real_embedder, 0.5)
     m = Models(real_model, real_model, real_embedder)
     result = evaluate_interviews(
         run_dir,
