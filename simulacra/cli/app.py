@@ -80,6 +80,7 @@ def register() -> None:
         agent_commands,  # noqa: F401
         eval_commands,  # noqa: F401
         model_commands,  # noqa: F401
+        models_commands,  # noqa: F401
         sim_commands,  # noqa: F401
         view_commands,  # noqa: F401
         world_commands,  # noqa: F401
