@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from matplotlib.figure import Figure
+from pydantic import ValidationError
 
 from simulacra.evaluation.records import EVAL_DIR, INTERVIEW_SUMMARY, TOWN_SUMMARY, read_summary
 from simulacra.evaluation.results import InterviewResult
@@ -15,24 +16,25 @@ OURS, PAPER = "#2b6fd9", "#bbbbbb"
 
 
 def eval_figures(run_dir: Path) -> list[tuple[str, str, Figure]]:
-    """(file name, title, figure) for each evaluation that has been run on this run."""
+    """(file name, title, figure) for each evaluation that has been run on this run. A summary
+    written by another version of simulacra is left out of the report, not an error."""
     figures = []
     interview = read_summary(run_dir / EVAL_DIR / INTERVIEW_SUMMARY)
-    if interview:
-        result = InterviewResult.model_validate(interview)
-        if any(r.mu is not None for r in result.rows):
-            figures.append(
-                ("eval-trueskill.png", "Believability (TrueSkill)", plot_trueskill(result))
-            )
     town = read_summary(run_dir / EVAL_DIR / TOWN_SUMMARY)
-    if town:
-        figures.append(
-            (
-                "eval-town.png",
-                "What emerged in the town",
-                plot_town(TownResult.model_validate(town)),
-            )
-        )
+    try:
+        if interview:
+            result = InterviewResult.model_validate(interview)
+            if any(r.mu is not None for r in result.rows):
+                figures.append(
+                    ("eval-trueskill.png", "Believability (TrueSkill)", plot_trueskill(result))
+                )
+        if town:
+            figures.append(
+                ("eval-town.png", "What emerged in the town",
+                 plot_town(TownResult.model_validate(town)))
+            )  # fmt: skip
+    except ValidationError:
+        pass
     return figures
 
 

@@ -136,7 +136,7 @@ def town_table(result: TownResult) -> Table:
         table.add_row(
             f"came to {c.label} ({c.place}, {c.start:%a %H:%M}–{c.end:%H:%M})",
             "",
-            f"{len([a for a in c.came if a in c.knew])} of {len(c.knew)} who knew ({came})"
+            f"{len([a for a in c.came if a in c.knew])} of {len(c.knew)} who knew (came: {came})"
             if c.logged
             else "not reached",
             f"{c.paper.came} of {c.paper.invited} invited"
