@@ -92,7 +92,7 @@ class HiddenKinds:
         k: int | None = None,
         kinds: Iterable[Kind] | None = None,
         *,
-        touch: bool = False,  # noqa: ARG002 - a view never touches
+        touch: bool = False,  # accepted for the stream's signature; a view never touches
     ) -> list[list[Retrieved]]:
         wanted = self.visible if kinds is None else self.visible & set(kinds)
         if not wanted:
