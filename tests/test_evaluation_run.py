@@ -3,6 +3,7 @@ meets to her party), and once on the real small model."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from simulacra.errors import UserError
 from simulacra.evaluation.conditions import Condition
 from simulacra.evaluation.evaluate import Models, evaluate_interviews, evaluate_the_town
 from simulacra.evaluation.records import EVAL_DIR, INTERVIEW_SUMMARY, TOWN_FILE, TOWN_SUMMARY
+from simulacra.evaluation.runview import read_run, run_progress
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel
 from simulacra.settings import Settings
@@ -89,6 +91,17 @@ def test_the_interviews_and_the_report(run_dir, word_embedder):
     html = page.read_text()
     assert "eval-trueskill.png" in html and "eval-town.png" in html
     assert (page.parent / "eval-town.png").stat().st_size > 1000
+
+
+def test_the_run_as_the_evaluation_reads_it(run_dir):
+    run = read_run(run_dir)
+    assert run_progress(run_dir) == (540, 540, 10)  # 1.5 game hours of 10-second steps
+    assert run.step == 540 and run.now == run.start + timedelta(hours=1.5)
+    assert run.partners("Maria Lopez") == ["Isabella Rodriguez"]
+    chat = run.last_chat("Maria Lopez", "Isabella Rodriguez")
+    assert "Valentine" in " ".join(text for _, text in chat.lines)
+    assert chat.places["Maria Lopez"].startswith("Hobbs Cafe")
+    assert run.present("Isabella Rodriguez", "Hobbs Cafe", chat.time, run.now)
 
 
 def test_the_commands_are_there_and_say_what_is_wrong(run_dir):
