@@ -35,7 +35,14 @@ def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     return {
         "wake_up": enum(request, "wake_up")[2],  # the usual time
-        "plan": ["wake up and have breakfast", routine, "have lunch", routine, "relax at home"],
+        "plan": [
+            {"time": t, "activity": a}
+            for t, a in zip(
+                ("07:00", "09:00", "12:00", "13:00", "18:00"),
+                ("having breakfast", routine, "having lunch", routine, "relaxing at home"),
+                strict=True,
+            )
+        ],
     }
 
 
