@@ -117,6 +117,7 @@ def register() -> None:
     # Each command group registers itself on import.
     from simulacra.cli import (
         agent_commands,  # noqa: F401
+        eval_commands,  # noqa: F401
         model_commands,  # noqa: F401
         models_commands,  # noqa: F401
         sim_commands,  # noqa: F401

@@ -105,6 +105,9 @@ def write_report(directory: Path, out: Path | None = None) -> Path:
     ]
     if run.calls:
         figures.append(("calls.png", "Model calls and tokens", plot_calls(run)))
+    from simulacra.evaluation.plots import eval_figures
+
+    figures += eval_figures(directory)  # the paper's evaluation, once `simulacra eval` ran
     for name, _, fig in figures:
         FigureCanvasAgg(fig)
         fig.savefig(out / name, dpi=110)

@@ -1,0 +1,157 @@
+"""`simulacra eval` on a simulated smallville-3 (scripted town: Isabella invites whoever she
+meets to her party), and once on the real small model."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from scripted_town import SCRIPTS
+
+from simulacra.cli.app import cli
+from simulacra.errors import UserError
+from simulacra.evaluation.conditions import Condition
+from simulacra.evaluation.evaluate import Models, evaluate_interviews, evaluate_the_town
+from simulacra.evaluation.records import EVAL_DIR, INTERVIEW_SUMMARY, TOWN_FILE, TOWN_SUMMARY
+from simulacra.evaluation.runview import read_run, run_progress
+from simulacra.llm import open_model
+from simulacra.llm.scripted import ScriptedModel, simplest
+from simulacra.settings import Settings
+from simulacra.sim.loop import Simulation
+from simulacra.viewer.report import write_report
+
+ROOT = Path(__file__).resolve().parent.parent
+WORLD = ROOT / "worlds" / "smallville-3"
+
+
+def knows_by_memory(request):
+    """A truthful scripted agent: it knows what its retrieved memories mention."""
+    asked = request.user.split("asks ", 1)[1].split('"')[1].lower()
+    words = [w for w in ("valentine", "maria", "klaus", "isabella") if w in asked]
+    memories = request.user.split("An interviewer asks")[0].lower()
+    knows = bool(words) and all(w in memories for w in words)
+    return {"answer": "Yes, I know." if knows else "I don't know.", "knows": knows}
+
+
+def filled(script):
+    """A scripted town answer with any field the schema has gained since filled in simply,
+    so these tests follow the town's prompts as they change."""
+
+    def answer(request):
+        given = script(request) if callable(script) else dict(script)
+        if not isinstance(given, dict) or request.schema is None:
+            return given
+        fields = request.schema.get("properties", {})
+        return {k: given[k] if k in given else simplest(v, request.schema)
+                for k, v in fields.items()}  # fmt: skip
+
+    return answer
+
+
+TOWN = {name: filled(script) for name, script in SCRIPTS.items()}
+
+
+def simulate(directory: Path, embedder, hours: float) -> Path:
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel(TOWN))
+    sim = Simulation.create(
+        WORLD, directory, hours=hours, settings=settings, model=model, embedder=embedder
+    )
+    sim.run()
+    sim.close()
+    return directory
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory) -> Path:
+    from conftest import WordEmbedder
+
+    return simulate(tmp_path_factory.mktemp("eval") / "run", WordEmbedder(), 1.5)
+
+
+def models(word_embedder):
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(
+        settings.llm, completer=ScriptedModel({**TOWN, "town_question": knows_by_memory})
+    )
+    return Models(model, model, word_embedder)
+
+
+def test_the_town_evaluation_traces_the_party_through_a_run(run_dir, word_embedder):
+    result = evaluate_the_town(run_dir, models=models(word_embedder))
+    (party,) = result.diffusion  # no Sam Moore in smallville-3: no candidacy
+    assert party.start == ["Isabella Rodriguez"]
+    assert "Maria Lopez" in party.end and "Maria Lopez" in party.in_memory  # she was invited
+    assert result.density is not None and result.density.end >= result.density.start
+    (coordination,) = result.coordination
+    assert not coordination.logged  # the run stopped on Monday morning
+    assert (run_dir / EVAL_DIR / TOWN_SUMMARY).is_file()
+    assert (run_dir / EVAL_DIR / TOWN_FILE).read_text().count("\n") == result.answers
+
+
+def test_the_interviews_and_the_report(run_dir, word_embedder):
+    result = evaluate_interviews(
+        run_dir,
+        agents="Maria",
+        conditions=[Condition.FULL, Condition.NONE],
+        per_category=1,
+        models=models(word_embedder),
+    )
+    assert result.agents == ["Maria Lopez"] and result.judgments == 5
+    full = next(r for r in result.rows if r.condition == "full")
+    assert full.answers == 5 and full.mu is not None
+    assert (run_dir / EVAL_DIR / INTERVIEW_SUMMARY).is_file()
+    page = write_report(run_dir)
+    html = page.read_text()
+    assert "eval-trueskill.png" in html and "eval-town.png" in html
+    assert (page.parent / "eval-town.png").stat().st_size > 1000
+
+
+def test_the_run_as_the_evaluation_reads_it(run_dir):
+    run = read_run(run_dir)
+    assert run_progress(run_dir) == (540, 540, 10)  # 1.5 game hours of 10-second steps
+    assert run.step == 540 and run.now == run.start + timedelta(hours=1.5)
+    assert run.partners("Maria Lopez") == ["Isabella Rodriguez"]
+    chat = run.last_chat("Maria Lopez", "Isabella Rodriguez")
+    assert "Valentine" in " ".join(text for _, text in chat.lines)
+    assert chat.places["Maria Lopez"].startswith("Hobbs Cafe")
+    assert run.present("Isabella Rodriguez", "Hobbs Cafe", chat.time, run.now)
+
+
+def test_the_commands_are_there_and_say_what_is_wrong(run_dir):
+    shown = CliRunner().invoke(cli, ["eval", "--help"])
+    assert shown.exit_code == 0 and "interview" in shown.output and "town" in shown.output
+    with pytest.raises(UserError, match="--agents"):
+        CliRunner().invoke(
+            cli, ["eval", "town", str(run_dir), "--agents", "Nobody"], catch_exceptions=False
+        )
+    with pytest.raises(UserError, match="--conditions"):
+        CliRunner().invoke(
+            cli,
+            ["eval", "interview", str(run_dir), "--conditions", "full,half"],
+            catch_exceptions=False,
+        )
+
+
+@pytest.mark.real
+def test_the_evaluation_runs_on_the_real_small_model(tmp_path, real_model, real_embedder):
+    """SmolLM2 answers, judges and is scored: every answer parses, every ranking is whole."""
+    run_dir = simulate(tmp_path / "run", real_embedder, 0.5)
+    m = Models(real_model, real_model, real_embedder)
+    result = evaluate_interviews(
+        run_dir,
+        agents="Klaus",
+        conditions=[Condition.FULL, Condition.NONE],
+        per_category=1,
+        models=m,
+    )
+    assert result.judgments == 5
+    rated = [r for r in result.rows if r.mu is not None]
+    assert {r.condition for r in rated} == {"full", "none"}
+    town = evaluate_the_town(run_dir, agents="Klaus,Maria", models=m)
+    assert town.answers == 2 + 2 * 2  # the party for each; both ordered pairs, start and end
+    assert 0.0 <= town.density.end <= 1.0
