@@ -89,8 +89,18 @@ def test_react_carries_on_acts_or_speaks(build):
         {
             "decide": [
                 {"thought": "hm", "choice": "carry on", "instead": "doing something", "minutes": 5},
-                {"thought": "hm", "choice": "react", "instead": "turning off the stove", "minutes": 5},
-                {"thought": "hm", "choice": "talk to Maria Lopez", "instead": "doing something", "minutes": 5},
+                {
+                    "thought": "hm",
+                    "choice": "react",
+                    "instead": "turning off the stove",
+                    "minutes": 5,
+                },
+                {
+                    "thought": "hm",
+                    "choice": "talk to Maria Lopez",
+                    "instead": "doing something",
+                    "minutes": 5,
+                },
             ],
             "respond": {"says": "Good morning, Maria!", "end": False},
         }

@@ -19,7 +19,7 @@ from simulacra.evaluation.runview import read_run, run_progress
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel, simplest
 from simulacra.settings import Settings
-from simulacra.sim.loop import Simulation
+from simulacra.sim.simulation import Simulation
 from simulacra.viewer.report import write_report
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -111,6 +111,7 @@ def identity_for(
     full_identity: str,
     model: LanguageModel,
     now: datetime,
+    k: int,
 ) -> str:
     """The head of the agent's prompts under ``condition``. The full architecture keeps its
     own; an ablated agent's summary description is made again from the memories it can see
@@ -120,5 +121,5 @@ def identity_for(
     if not condition.visible:
         return summary_mod.identity(persona, None)
     view = HiddenKinds(stream, condition.visible)
-    summary = summary_mod.summarise(model, view, persona, now=now)  # type: ignore[arg-type]
+    summary = summary_mod.summarise(model, view, persona, now=now, k=k)  # type: ignore[arg-type]
     return summary_mod.identity(persona, summary)

@@ -85,6 +85,7 @@ def interview_agents(
                             full_identity=mind.identity,
                             model=model,
                             now=town.now,
+                            k=town.settings.agent.summary_memories,
                         )
                     hits = HiddenKinds(mind.stream, condition.visible).retrieve(q.text, town.now, k)
                     answer = INTERVIEW.ask(

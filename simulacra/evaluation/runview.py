@@ -114,12 +114,12 @@ def read_run(directory: Path) -> RunView:
         raise UserError("no events.jsonl yet", file=path, fix="run the simulation first")
     open_stays: dict[str, Stay] = {}
     for record in read_events(path):
-        t = datetime.fromisoformat(record["time"])
-        step_end = meta.step_time(record["step"] + 1)
-        view.step = record["step"] + 1
+        t = record.time
+        step_end = meta.step_time(record.step + 1)
+        view.step = record.step + 1
         places = {}
-        for name, a in record["agents"].items():
-            place = a.get("place") or ""
+        for name, a in record.agents.items():
+            place = a.place
             places[name] = place
             stay = open_stays.get(name)
             if stay is not None and stay.place == place:
@@ -128,18 +128,20 @@ def read_run(directory: Path) -> RunView:
             if stay is not None:
                 view.stays.setdefault(name, []).append(stay)
             open_stays[name] = Stay(t, step_end, place)
-        for chat in record.get("chats", []):
-            between = tuple(chat["between"])
+        for chat in record.chats:
+            between = tuple(chat.between)
             view.chats.append(
                 Chat(
                     t,
                     between,
-                    tuple((s, x) for s, x in chat["lines"]),
+                    tuple((line.speaker, line.text) for line in chat.lines),
                     {n: places.get(n, "") for n in between},
                 )
             )
-        for name, plan in record.get("plans", {}).items():
-            view.day_plans.setdefault(name, []).append(list(plan))
+        for name, plan in record.plans.items():
+            view.day_plans.setdefault(name, []).append(
+                [plan.day] + [f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}" for b in plan.blocks]
+            )
     for name, stay in open_stays.items():
         view.stays.setdefault(name, []).append(stay)
     if view.step == 0:
@@ -159,7 +161,7 @@ def run_progress(directory: Path) -> tuple[int, int, int]:
     last = -1
     if path.is_file():
         for record in read_events(path):
-            last = record["step"]
+            last = record.step
     return last + 1, meta.total_steps, meta.step_seconds
 
 
@@ -203,7 +205,7 @@ def open_town(
 ) -> Town:
     """Open the run at its last checkpoint with ``model`` (the evaluation's own, whose calls
     are logged apart from the run's). Nothing is written back: interviews leave no trace."""
-    from simulacra.sim.loop import Simulation
+    from simulacra.sim.simulation import Simulation
 
     sim = Simulation.open(directory, overrides=overrides, model=model, embedder=embedder)
     minds = {}
