@@ -19,12 +19,12 @@ from simulacra.llm.templates import template_beside
 ACT = template_beside(__file__, "act")
 
 
-def action_for(places: list[str], **_: object) -> type[Answer]:
+def action_for(places: list[str], activity: str = "it", **_: object) -> type[Answer]:
     return create_model(
         "Action",
         __base__=Answer,
         # Naming the kind of place first keeps small models from taking the first one listed.
-        need=(text(60, "the kind of place this needs"), ...),
+        need=(text(60, f"the kind of place for {activity[:60]}"), ...),
         place=(one_of(places), Field(description="a place from the list")),
         object_state=(state_phrase(40, "state of the thing used"), ...),
         verb=(text(24, "verb"), ...),
