@@ -20,6 +20,7 @@ import jinja2
 from pydantic import BaseModel
 
 from simulacra.errors import UserError
+from simulacra.llm.fitting import shortened_to_fit
 from simulacra.llm.interface import LanguageModel, Prompt
 
 if sys.version_info >= (3, 11):
@@ -54,6 +55,7 @@ class PromptTemplate:
     user: str
     example: dict[str, Any] = field(default_factory=dict)
     temperature: float | None = None  # e.g. low for choosing among places
+    fit: tuple[str, ...] = ()  # list variables cut to fit the context (see fitting.py)
 
     def schema(self, **variables: Any) -> type[BaseModel]:
         """The answer schema; built from the variables when options exist only at run time."""
@@ -84,6 +86,14 @@ class PromptTemplate:
         **variables: Any,
     ) -> Any:
         """Render, generate under the bound schema, return the parsed answer."""
+        if self.fit:
+            variables = shortened_to_fit(
+                variables,
+                self.fit,
+                lambda v: model.fits(
+                    self.render(identity=identity, agent=agent, **v), self.schema(**v)
+                ),
+            )
         prompt = self.render(identity=identity, agent=agent, **variables)
         return model.generate(prompt, self.schema(**variables), seed=seed)
 
@@ -123,6 +133,7 @@ def load_template(path: Path) -> PromptTemplate:
         user=data["user"],
         example=data.get("example", {}),
         temperature=data.get("temperature"),
+        fit=tuple(data.get("fit", ())),
     )
 
 

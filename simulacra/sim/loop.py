@@ -28,7 +28,7 @@ from simulacra.errors import UserError
 from simulacra.llm import StructuredModel, open_model
 from simulacra.memory import MemoryStore, NewMemory
 from simulacra.settings import LLMSettings, Settings
-from simulacra.sim import rundir
+from simulacra.sim import rundir, runlock
 from simulacra.sim.eventlog import EVENTS_FILE, EventLog
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
 from simulacra.sim.resident import Action, Resident
@@ -138,6 +138,7 @@ class Simulation:
     ) -> Simulation:
         """A simulation at its last checkpoint, ready to inspect or change. Settings are the
         run's own; ``overrides`` replaces the model settings the user gave explicitly."""
+        rundir.require_saved_state(directory)
         meta = rundir.read_meta(directory)
         settings = rundir.settings_of(meta)
         if overrides is not None:
@@ -149,7 +150,7 @@ class Simulation:
             raise UserError(
                 "this run has no checkpoint yet",
                 file=directory,
-                fix="start it again with `simulacra run WORLD --out DIR`",
+                fix="it was stopped while being set up: remove the directory and start again",
             )
         sim.set_state(saved)
         return sim
@@ -157,6 +158,7 @@ class Simulation:
     @classmethod
     def resume(cls, directory: Path, **kwargs) -> Simulation:
         """Open at the last checkpoint and drop any events logged after it."""
+        rundir.hold_for_writing(directory)
         sim = cls.open(directory, **kwargs)
         EventLog.cut(directory / EVENTS_FILE, sim.step_no)
         return sim
@@ -212,6 +214,7 @@ class Simulation:
             self.events = None
         self.model.log.close()
         self.store.close()
+        runlock.release(self.directory)
 
     # -- running ---------------------------------------------------------------------------
 
