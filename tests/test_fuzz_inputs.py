@@ -116,7 +116,12 @@ def test_malformed_worlds(world, data):
     files = _world_files(world)
     target = data.draw(st.sampled_from(files))
     original = target.read_bytes()
-    target.write_bytes(data.draw(mutations(original)))
+    swap = data.draw(st.sampled_from(["edit"] * 6 + ["fifo", "loop", "folder"]))
+    if swap == "edit":
+        target.write_bytes(data.draw(mutations(original)))
+    else:  # not a text file at all
+        target.unlink()
+        {"fifo": os.mkfifo, "loop": lambda p: p.symlink_to(p), "folder": os.mkdir}[swap](target)
     try:
         checked = cli("world", "check", world)
         assert "Traceback" not in checked.err, checked.err
@@ -124,6 +129,10 @@ def test_malformed_worlds(world, data):
         for line in checked.err.splitlines():  # check lists every problem, one line each
             assert line.startswith("error: ") and str(world.parent) in line, line
     finally:
+        if target.is_dir() and not target.is_symlink():
+            target.rmdir()
+        elif not target.is_file():
+            target.unlink()
         target.write_bytes(original)
 
 
@@ -255,12 +264,15 @@ def places(tmp_path_factory) -> dict[str, Path]:
 @given(data=st.data())
 def test_malformed_command_lines(places, data):
     path = st.sampled_from(sorted(places)).map(lambda k: str(places[k]))
-    word = st.one_of(path, st.sampled_from(_OPTIONS), _TEXT.filter(lambda t: "\x00" not in t))
+    word = st.one_of(path, _TEXT.filter(lambda t: "\x00" not in t))
+    option = st.tuples(st.sampled_from(_OPTIONS), word).map(list)
     args: list[str] = []
     if data.draw(st.booleans()):
         args += ["--config", data.draw(path)]
     args += data.draw(st.sampled_from(_COMMANDS))
-    args += data.draw(st.lists(word, max_size=6))
+    args += data.draw(st.lists(word, max_size=3))  # positional: directories, names, text
+    for pair in data.draw(st.lists(option, max_size=3)):
+        args += pair
     before = fingerprint(places["run"])
     done = cli(*args)
     assert "Traceback" not in done.err, (args, done.err)
