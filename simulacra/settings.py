@@ -139,7 +139,7 @@ class LimitSettings(_Section):
     memory_chars: int = Field(
         600,
         ge=20,
-        le=8000,
+        le=2000,  # fitting.LONGEST_ITEM: longer memories are shortened in prompts
         description="longest whisper, observation or interview question (it becomes a memory)",
     )
     object_state_chars: int = Field(

@@ -15,6 +15,9 @@ from typing import Any
 # (every character 4 bytes) is far above what a model writes, so fitting keeps this much and
 # the backend gives an answer all the room that is left.
 ANSWER_ROOM = 512
+# A memory longer than this (stored before there were bounds at the door, or by a library
+# caller) is shortened in prompts rather than crowding out every other memory.
+LONGEST_ITEM = 2000
 
 
 def shortened_to_fit(
@@ -22,7 +25,12 @@ def shortened_to_fit(
 ) -> dict[str, Any]:
     """``variables`` with the lists named in ``names`` cut to the longest prefix that fits
     (all of them when they fit; none when even that does not, and the backend says why)."""
-    lists = {n: variables[n] for n in names if isinstance(variables.get(n), list)}
+    lists = {
+        n: [_shortened(item) for item in variables[n]]
+        for n in names
+        if isinstance(variables.get(n), list)
+    }
+    variables = {**variables, **lists}
     if not lists or fits(variables):
         return variables
 
@@ -37,3 +45,9 @@ def shortened_to_fit(
         else:
             high = middle
     return first(low)
+
+
+def _shortened(item: Any) -> Any:
+    if isinstance(item, str) and len(item) > LONGEST_ITEM:
+        return item[: LONGEST_ITEM - 1].rstrip() + "…"
+    return item
