@@ -21,7 +21,7 @@ from simulacra.cli.app import cli, model_options
 from simulacra.cli.console import console, shown
 from simulacra.errors import UserError
 from simulacra.llm.resolve import resolve_model
-from simulacra.settings import Settings
+from simulacra.settings import LimitSettings, Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.loop import Simulation, StepReport, match_name
@@ -114,7 +114,7 @@ def _check_saved_model(directory: Path, settings: Settings) -> None:
         resolve_model(saved)
     except UserError as e:
         raise UserError(
-            f"the run's model {saved}: {e.problem}",
+            f"the run's model {saved or '(the default)'}: {e.problem}",
             file=directory / rundir.META_FILE,
             field="settings.llm.model",
             fix="continue it with another model: simulacra run --resume DIR --model PATH",
@@ -197,7 +197,7 @@ def _open(directory: Path, settings: Settings) -> Simulation:
     return Simulation.open(directory, overrides=settings.llm)
 
 
-def _limits(directory: Path):
+def _limits(directory: Path) -> LimitSettings:
     """The run's own bounds on user text, checked before anything is opened."""
     return rundir.settings_of(rundir.read_meta(directory)).limits
 
