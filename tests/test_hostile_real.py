@@ -59,3 +59,28 @@ def test_every_prompt_runs_in_the_smallest_context_accepted(tmp_path):
     for name in ("day_plan", "hourly_schedule", "interview", "reflection_insights"):
         template = all_templates()[name]
         template.ask_example(model)  # parses, or raises
+
+
+def test_a_huge_stored_memory_cannot_make_an_interview_impossible(tmp_path, word_embedder):
+    """A memory of 100 KB stored before there were bounds: interviews still fit the context."""
+    from datetime import datetime
+
+    from simulacra.agent import GenerativeAgent
+    from simulacra.llm import open_model
+    from simulacra.llm.llama import LlamaCppModel
+    from simulacra.llm.resolve import embedded_model
+    from simulacra.memory import NewMemory
+    from simulacra.persona import Persona
+    from simulacra.settings import Settings
+
+    settings = Settings()
+    settings.llm.n_ctx, settings.llm.cache = 2048, False
+    model = open_model(settings.llm, completer=LlamaCppModel(embedded_model(), settings.llm))
+    at = datetime(2023, 2, 13, 8)
+    persona = Persona(name="Maria Lopez", age=21, innate="curious", learned="Maria paints")
+    maria = GenerativeAgent.create(
+        tmp_path / "maria", persona, at=at, settings=settings, model=model, embedder=word_embedder
+    )
+    huge = "Maria remembers what she paints: " + "paint " * 17_000
+    maria.stream.add([NewMemory(huge, importance=9)], at)
+    assert maria.interview("What do you paint?")  # answered, not "does not fit"
