@@ -138,8 +138,8 @@ def test_malformed_worlds(world, data):
 
 # ------------------------------------------------------------------------- settings files
 
-_SECTIONS = ["llm", "embed", "retrieval", "reflection", "agent", "perception", "plan", "sim"]
-_KEYS = ["n_ctx", "seed", "temperature", "top_k", "decay", "threshold", "checkpoint_every"]
+_SECTIONS = ["llm", "embed", "retrieval", "reflection", "agent", "plan", "sim", "limits"]
+_KEYS = ["n_ctx", "seed", "temperature", "top_k", "decay", "threshold", "memory_chars"]
 
 
 @st.composite
