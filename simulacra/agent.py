@@ -36,6 +36,7 @@ from simulacra.memory.store import MemoryStore
 from simulacra.memory.stream import MemoryStream, Retrieved
 from simulacra.persona import Persona
 from simulacra.settings import Settings
+from simulacra.text import bounded
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -124,7 +125,7 @@ class GenerativeAgent:
         directory.mkdir(parents=True, exist_ok=True)
         (directory / PERSONA_FILE).write_text(persona_toml(persona), encoding="utf-8")
         agent = cls._build(directory, persona, at, settings, model, embedder)
-        agent.observe_many(persona.seed_memories(), at=at)
+        agent.observe_many([NewMemory(m) for m in persona.seed_memories()], at=at)
         return agent
 
     @classmethod
@@ -235,7 +236,10 @@ class GenerativeAgent:
     ) -> list[MemoryRecord]:
         """Record several memories at once; their importance is rated in a single call."""
         now = self._at(at)
-        new = [o if isinstance(o, NewMemory) else NewMemory(o) for o in observations]
+        new = [
+            o if isinstance(o, NewMemory) else NewMemory(self._bounded(o, "OBSERVATION"))
+            for o in observations
+        ]
         records = self.remember(new, now)
         self._commit()
         return records
@@ -287,12 +291,18 @@ class GenerativeAgent:
         """
         return self.stream.retrieve(query, self._at(at), k, touch=False)
 
+    def _bounded(self, text: str, field: str) -> str:
+        """User text that will be a memory: bounded, so it fits every later prompt."""
+        limit = self.settings.limits.memory_chars
+        return bounded(text, limit, field=field, setting="limits.memory_chars")
+
     def inner_voice(self, statement: str, at: datetime | None = None) -> MemoryRecord:
         """A statement the agent takes as its own resolve (paper §3.1): a high-importance
         thought that its next plans follow."""
         now = self._at(at)
+        statement = self._bounded(statement.strip(), "STATEMENT")
         memory = NewMemory(
-            statement.strip(),
+            statement,
             Kind.REFLECTION,
             importance=self.settings.agent.inner_voice_importance,
             subject=self.name,
@@ -321,6 +331,8 @@ class GenerativeAgent:
     ) -> str:
         """Answer in character from memory. Leaves no trace unless ``remember`` is true."""
         now = self._at(at)
+        question = self._bounded(question, "QUESTION")
+        interviewer = self._bounded(interviewer, "--as")
         self.refresh_summary(now)
         k = self.settings.agent.interview_memories
         memories = self.stream.retrieve(question, now, k, touch=remember)

@@ -6,6 +6,8 @@ from datetime import time
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from simulacra.text import check_name
+
 
 class Lifestyle(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -31,10 +33,8 @@ class Persona(BaseModel):
     @field_validator("name")
     @classmethod
     def _one_line(cls, value: str) -> str:
-        value = " ".join(value.split())
-        if not value:
-            raise ValueError("the name is empty")
-        return value
+        # Names are printed, put in prompts and written in addresses ("Name's house: ...").
+        return check_name(value)
 
     def seed_memories(self) -> list[str]:
         return [p.strip() for p in self.learned.split(";") if p.strip()]

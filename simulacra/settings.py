@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulacra.errors import UserError
+from simulacra.textfile import read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,7 +39,8 @@ class LLMSettings(_Section):
     model: Path | None = Field(
         None, description="GGUF file; else SIMULACRA_MODEL, a .gguf in models/, the embedded model"
     )
-    n_ctx: int = Field(4096, ge=512, description="context window in tokens")
+    # Below 2048 a day plan and its answer do not fit with a persona of full length.
+    n_ctx: int = Field(4096, ge=2048, description="context window in tokens")
     n_threads: int | None = Field(None, ge=1, description="CPU threads; default: all cores")
     n_gpu_layers: int = Field(0, ge=-1, description="layers offloaded to a GPU; -1 = all")
     n_batch: int = Field(512, ge=1)
@@ -183,6 +185,21 @@ class EngineSettings(_Section):
     )
 
 
+class LimitSettings(_Section):
+    """Bounds on text a user hands in, checked at the door: a longer one is a one-line error,
+    so no memory or object state can grow too big for a prompt."""
+
+    memory_chars: int = Field(
+        600,
+        ge=20,
+        le=2000,  # fitting.LONGEST_ITEM: longer memories are shortened in prompts
+        description="longest whisper, observation or interview question (it becomes a memory)",
+    )
+    object_state_chars: int = Field(
+        120, ge=10, le=1000, description="longest object state given to `simulacra set`"
+    )
+
+
 class Settings(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     embed: EmbedSettings = Field(default_factory=EmbedSettings)
@@ -195,6 +212,7 @@ class Settings(_Section):
     plan: PlanSettings = Field(default_factory=PlanSettings)
     sim: SimSettings = Field(default_factory=SimSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Settings:
@@ -203,8 +221,8 @@ class Settings(_Section):
             return cls()
         path = Path(path)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+            data = tomllib.loads(read_text(path))
+        except (FileNotFoundError, IsADirectoryError):
             raise UserError("no such settings file", file=path) from None
         except tomllib.TOMLDecodeError as e:
             raise UserError(f"not valid TOML: {e}", file=path) from None

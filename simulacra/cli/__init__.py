@@ -7,31 +7,36 @@ import sys
 from simulacra.cli.app import cli
 from simulacra.errors import UserError
 from simulacra.llm.interface import ModelOutputError
+from simulacra.text import printable
 
 
 def main(argv: list[str] | None = None) -> None:
+    import click
+
     try:
         code = cli.main(args=argv, prog_name="simulacra", standalone_mode=False)
     except UserError as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(2)
+        _fail(str(e), 2)
     except ModelOutputError as e:
         # Answers received so far are in the replay cache; a run keeps its last checkpoint.
-        print(f"error: {e} (a run continues with `simulacra run --resume DIR`)", file=sys.stderr)
-        sys.exit(1)
+        _fail(f"{e} (a run continues with `simulacra run --resume DIR`)", 1)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         sys.exit(130)
-    except Exception as e:  # click's own usage errors
-        import click
-
-        if isinstance(e, click.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Abort):
-            print("aborted", file=sys.stderr)
-            sys.exit(1)
-        raise
+    except click.UsageError as e:  # a bad argument: one line naming it, like a UserError
+        _fail(e.format_message() + (f" (see {e.ctx.command_path} --help)" if e.ctx else ""), 2)
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
+    except click.exceptions.Abort:
+        print("aborted", file=sys.stderr)
+        sys.exit(1)
     # Without standalone mode click returns exit codes instead of raising them.
     if isinstance(code, int) and code:
         sys.exit(code)
+
+
+def _fail(message: str, code: int) -> None:
+    # Messages quote what the user typed or a file held: never let it drive the terminal.
+    print(f"error: {printable(' '.join(message.split()))}", file=sys.stderr)
+    sys.exit(code)

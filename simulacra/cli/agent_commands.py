@@ -12,7 +12,7 @@ from rich.table import Table
 from simulacra import gametime
 from simulacra.agent import GenerativeAgent
 from simulacra.cli.app import cli, model_options
-from simulacra.cli.console import console
+from simulacra.cli.console import console, shown
 from simulacra.errors import UserError
 from simulacra.persona import Persona
 from simulacra.settings import Settings
@@ -77,7 +77,10 @@ def agent_new(
             field="--" + str(err["loc"][0]).replace("innate", "traits").replace("learned", "seed"),
         ) from None
     created = GenerativeAgent.create(directory, persona, at=_time(at), settings=settings)
-    console.print(f"created {created.name} in {directory} with {len(created.stream)} memories")
+    console.print(
+        f"created {shown(created.name)} in {shown(str(directory))}"
+        f" with {len(created.stream)} memories"
+    )
 
 
 @agent.command("observe")
@@ -90,14 +93,16 @@ def agent_observe(settings: Settings, directory: Path, text: str, at: str | None
     """Tell the agent it perceives TEXT; the model rates its importance."""
     a = GenerativeAgent.open(directory, settings=settings)
     record = a.observe(text, _time(at))
-    console.print(f"remembered #{record.id} (importance {record.importance}): {record.description}")
+    console.print(
+        f"remembered #{record.id} (importance {record.importance}): {shown(record.description)}"
+    )
     _report_reflections(a, record.id)
 
 
 def _report_reflections(a: GenerativeAgent, after_id: int) -> None:
     for record in a.stream:
         if record.id > after_id and record.kind.value == "reflection":
-            console.print(f"reflected #{record.id}: {record.description}")
+            console.print(f"reflected #{record.id}: {shown(record.description)}")
 
 
 @agent.command("memories")
@@ -122,7 +127,7 @@ def agent_memories(settings: Settings, directory: Path, query: str, k: int, at: 
             f"{hit.relevance:.2f}",
             f"{r.created:%m-%d %H:%M}",
             r.kind.value,
-            r.description,
+            shown(r.description),
         )
     console.print(table)
 
@@ -145,9 +150,8 @@ def agent_interview(
 ) -> None:
     """Ask the agent QUESTION; it answers in character from its memories."""
     a = GenerativeAgent.open(directory, settings=settings)
-    console.print(
-        f"{a.name}: {a.interview(question, interviewer, remember=remember, at=_time(at))}"
-    )
+    answer = a.interview(question, interviewer, remember=remember, at=_time(at))
+    console.print(f"{shown(a.name)}: {shown(answer)}")
 
 
 @agent.command("whisper")
@@ -160,7 +164,8 @@ def agent_whisper(settings: Settings, directory: Path, statement: str, at: str |
     a = GenerativeAgent.open(directory, settings=settings)
     record = a.inner_voice(statement, _time(at))
     console.print(
-        f"{a.name} resolves (#{record.id}, importance {record.importance}): {record.description}"
+        f"{shown(a.name)} resolves (#{record.id}, importance {record.importance}): "
+        f"{shown(record.description)}"
     )
 
 
@@ -170,7 +175,7 @@ def agent_whisper(settings: Settings, directory: Path, statement: str, at: str |
 def agent_show(settings: Settings, directory: Path) -> None:
     """Who the agent is and how many memories it holds (no model call)."""
     a = GenerativeAgent.open(directory, settings=settings)
-    console.print(a.identity)
+    console.print(shown(a.identity))
     kinds: dict[str, int] = {}
     for r in a.stream:
         kinds[r.kind.value] = kinds.get(r.kind.value, 0) + 1

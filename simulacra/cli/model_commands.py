@@ -19,6 +19,7 @@ from simulacra.llm import CALLS_FILE, ModelOutputError, open_model, resolve_mode
 from simulacra.llm.calllog import Totals, read_calls, summarise
 from simulacra.llm.templates import all_templates, find_template
 from simulacra.settings import Settings
+from simulacra.textfile import read_text
 
 
 def _versions(*packages: str) -> str:
@@ -201,8 +202,8 @@ def prompts_try(
 
 def _load_vars(path: Path) -> dict:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+        data = json.loads(read_text(path))
+    except (FileNotFoundError, IsADirectoryError):
         raise UserError("no such file", file=path, field="--vars") from None
     except json.JSONDecodeError as e:
         raise UserError(f"not valid JSON: {e}", file=path, fix="give a JSON object") from None
@@ -268,9 +269,17 @@ def stats(directory: Path) -> None:
 
 
 def _run_stats(directory: Path) -> None:
+    from simulacra.sim.eventlog import EVENTS_FILE
     from simulacra.sim.stats import run_stats
 
-    r = run_stats(directory)
+    try:
+        r = run_stats(directory)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise UserError(
+            f"not a readable run ({type(e).__name__}: {e})",
+            file=directory / EVENTS_FILE,
+            fix="the run's files were edited or damaged; restore them from a copy",
+        ) from None
     t = r.calls
     console.print(
         f"run        {r.agents} agents · {r.steps} steps · {r.game_hours:.2f} game hours "

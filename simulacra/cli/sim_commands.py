@@ -3,6 +3,7 @@ fork, interview, whisper, set, log."""
 
 from __future__ import annotations
 
+import math
 import signal
 import threading
 import time
@@ -17,23 +18,41 @@ from rich.table import Table
 
 from simulacra import gametime
 from simulacra.cli.app import cli, model_options, vector_options
-from simulacra.cli.console import console
+from simulacra.cli.console import console, shown
 from simulacra.cli.names import match_name
 from simulacra.errors import UserError
-from simulacra.settings import Settings
+from simulacra.llm.resolve import resolve_model
+from simulacra.settings import LimitSettings, Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.record import StepRecord
 from simulacra.sim.simulation import Simulation
+from simulacra.text import bounded
 
 SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+MAX_HOURS = 24 * 366  # a year of game time per command; --resume adds more
+
+
+class GameHours(click.ParamType):
+    """A positive, finite number of game hours, at most a year (nan, inf and 1e9 are not)."""
+
+    name = "hours"
+
+    def convert(self, value, param, ctx) -> float:
+        try:
+            hours = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number of hours", param, ctx)
+        if not math.isfinite(hours) or not 0 < hours <= MAX_HOURS:
+            self.fail(f"{value!r}: give a number of hours above 0, at most {MAX_HOURS}", param, ctx)
+        return hours
 
 
 @cli.command()
 @click.argument("world", required=False, type=click.Path(path_type=Path))
 @click.option(
     "--hours",
-    type=click.FloatRange(min=0, min_open=True),
+    type=GameHours(),
     default=2.0,
     show_default=True,
     help="Game hours to simulate (with --resume: more hours).",
@@ -78,9 +97,10 @@ def run(
             raise UserError("give either WORLD or --resume DIR, not both", field="--resume")
         if "server" in settings.vectors.model_fields_set:
             _move_vectors(resume, settings.vectors.server)
+        _check_saved_model(resume, settings)
         sim = Simulation.resume(resume, overrides=settings.llm, concurrency=concurrency)
         for line in sim.said:
-            console.print(line, markup=False, highlight=False)
+            console.print(shown(line))
         if hours_given:
             sim.extend(hours)
     else:
@@ -92,10 +112,12 @@ def run(
             )
         names = [a.strip() for a in agents.split(",")] if agents else None
         out = out or Path("runs") / f"{world.resolve().name}-{datetime.now():%Y%m%d-%H%M%S}"
-        console.print(f"setting up {world} in {out} ...")
+        resolve_model(settings.llm.model, cache_dir=settings.llm.cache_dir)  # fail before making
+        console.print(f"setting up {shown(str(world))} in {shown(str(out))} ...")
         if concurrency is not None:
             settings.engine.concurrency = concurrency
-        sim = Simulation.create(world, out, hours=hours, settings=settings, agents=names)
+        with rundir.removed_on_failure(out):
+            sim = Simulation.create(world, out, hours=hours, settings=settings, agents=names)
     _run_live(sim)
 
 
@@ -105,6 +127,22 @@ def _move_vectors(directory: Path, server: str | None) -> None:
     meta = rundir.read_meta(directory)
     meta.settings.setdefault("vectors", {})["server"] = server
     rundir.write_json(directory / rundir.META_FILE, meta.to_json())
+
+
+def _check_saved_model(directory: Path, settings: Settings) -> None:
+    """A run whose model file went away (or was wrong) continues with another: say how."""
+    if "model" in settings.llm.model_fields_set:
+        return  # --model given: it replaces the saved one
+    saved = rundir.settings_of(rundir.read_meta(directory)).llm.model
+    try:
+        resolve_model(saved, cache_dir=settings.llm.cache_dir)
+    except UserError as e:
+        raise UserError(
+            f"the run's model {saved or '(the default)'}: {e.problem}",
+            file=directory / rundir.META_FILE,
+            field="settings.llm.model",
+            fix="continue it with another model: simulacra run --resume DIR --model PATH",
+        ) from None
 
 
 def _run_live(sim: Simulation) -> None:
@@ -146,7 +184,7 @@ def _run_live(sim: Simulation) -> None:
         )
         rows = Table(box=None, show_header=False, padding=(0, 1))
         for name, a in report.agents.items():
-            rows.add_row(name, f"{a.emoji} {a.activity}"[:90])
+            rows.add_row(shown(name), shown(f"{a.emoji} {a.activity}"[:90]))
         live.update(Group(progress, rows))
 
     try:
@@ -183,6 +221,11 @@ def _open(directory: Path, settings: Settings) -> Simulation:
     return Simulation.open(directory, overrides=settings.llm)
 
 
+def _limits(directory: Path) -> LimitSettings:
+    """The run's own bounds on user text, checked before anything is opened."""
+    return rundir.settings_of(rundir.read_meta(directory)).limits
+
+
 @cli.command()
 @SIM_DIR
 @click.argument("agent")
@@ -194,10 +237,13 @@ def interview(
     settings: Settings, directory: Path, agent: str, question: str, interviewer: str
 ) -> None:
     """Ask AGENT of the simulation in DIRECTORY a QUESTION; the answer comes from memory."""
+    limit = _limits(directory).memory_chars
+    bounded(question, limit, field="QUESTION", setting="limits.memory_chars")
+    bounded(interviewer, limit, field="--as", setting="limits.memory_chars")
     sim = _open(directory, settings)
     resident = sim.resident(match_name(agent, list(sim.residents)))
     answer = resident.agent.interview(question, interviewer, at=sim.now)
-    console.print(f"{resident.name}: {answer}")
+    console.print(f"{shown(resident.name)}: {shown(answer)}")
     sim.close()
 
 
@@ -208,12 +254,15 @@ def interview(
 @click.pass_obj
 def whisper(settings: Settings, directory: Path, agent: str, statement: str) -> None:
     """Speak as AGENT's inner voice: STATEMENT becomes its resolve, followed by its next plans."""
+    limit = _limits(directory).memory_chars
+    bounded(statement.strip(), limit, field="STATEMENT", setting="limits.memory_chars")
+    rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
     resident = sim.resident(match_name(agent, list(sim.residents)))
     record = resident.agent.inner_voice(statement, sim.now)
     sim.checkpoint()
     sim.close()
-    console.print(f"{resident.name} resolves: {record.description}")
+    console.print(f"{shown(resident.name)} resolves: {shown(record.description)}")
 
 
 @cli.command("set")
@@ -224,11 +273,14 @@ def whisper(settings: Settings, directory: Path, agent: str, statement: str) -> 
 def set_state(settings: Settings, directory: Path, obj: str, state: str) -> None:
     """Change an OBJECT's STATE in words, e.g. "Lin family's kitchen stove" "is burning".
     Agents who can see it notice on the next step."""
+    limit = _limits(directory).object_state_chars
+    state = bounded(state, limit, field="STATE", setting="limits.object_state_chars")
+    rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
     address = sim.state.set_object_state(obj, state)
     sim.checkpoint()
     sim.close()
-    console.print(f"{address} is {sim.state.object_state(address)}")
+    console.print(shown(f"{address} is {sim.state.object_state(address)}"))
 
 
 @cli.command()
@@ -244,24 +296,39 @@ def log(directory: Path, agent: str | None, chats: bool) -> None:
     if not path.exists():
         raise UserError("no events yet", file=path, fix="run the simulation first")
     day = None
-    for record in read_events(path):
-        t = record.time
-        if t.date() != day:
-            day = t.date()
-            console.print(f"[bold]{gametime.day(t)}[/bold]")
-        for who, a in record.agents.items():
-            if name and who != name:
-                continue
-            line = f"{a.emoji} {a.description}" + (f"  [dim]({a.place})[/dim]" if a.place else "")
-            if last.get(who) != line:
-                last[who] = line
-                console.print(f"  {t:%H:%M:%S}  {line}")
-        for chat in record.chats if chats else []:
-            if name and name not in chat.between:
-                continue
-            console.print(f"  {t:%H:%M:%S}  💬 {' and '.join(chat.between)}:")
-            for spoken in chat.lines:
-                console.print(f"              {spoken.speaker}: {spoken.text}")
-        for address, state in record.objects.items():
-            if not name:
-                console.print(f"  {t:%H:%M:%S}  [dim]{address} is {state}[/dim]")
+    number = 0
+    try:
+        for number, record in enumerate(read_events(path), start=1):  # noqa: B007 (in except)
+            day = _print_step(record, day, name, chats, last)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise UserError(
+            f"event {number + 1} is not a readable step record ({type(e).__name__}: {e})",
+            file=path,
+            fix="the file was edited or damaged; restore it from a copy",
+        ) from None
+
+
+def _print_step(record: StepRecord, day, name: str | None, chats: bool, last: dict[str, str]):
+    t = record.time
+    if t.date() != day:
+        day = t.date()
+        console.print(f"[bold]{gametime.day(t)}[/bold]")
+    for who, a in record.agents.items():
+        if name and who != name:
+            continue
+        line = f"{shown(a.emoji)} {shown(a.description)}" + (
+            f"  [dim]({shown(a.place)})[/dim]" if a.place else ""
+        )
+        if last.get(who) != line:
+            last[who] = line
+            console.print(f"  {t:%H:%M:%S}  {line}")
+    for chat in record.chats if chats else []:
+        if name and name not in chat.between:
+            continue
+        console.print(f"  {t:%H:%M:%S}  💬 {shown(' and '.join(chat.between))}:")
+        for spoken in chat.lines:
+            console.print(f"              {shown(spoken.speaker)}: {shown(spoken.text)}")
+    for address, state in record.objects.items():
+        if not name:
+            console.print(f"  {t:%H:%M:%S}  [dim]{shown(address)} is {shown(state)}[/dim]")
+    return day

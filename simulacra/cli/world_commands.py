@@ -10,6 +10,7 @@ import click
 from simulacra.cli.app import cli
 from simulacra.cli.console import console
 from simulacra.errors import UserError
+from simulacra.text import printable
 
 
 @cli.group()
@@ -18,6 +19,11 @@ def world() -> None:
 
 
 world_folder = click.argument("folder", type=click.Path(path_type=Path))
+
+
+def plain(*objects, **kwargs) -> None:
+    """Names and states from world files, printed as they are: never read as markup."""
+    console.print(*objects, markup=False, **kwargs)
 
 
 @world.command()
@@ -31,7 +37,7 @@ def check(folder: Path) -> None:
     except WorldError as e:
         # Every problem, one line each, not just the first that `main` would print.
         for line in e.lines():
-            print(f"error: {line}", file=sys.stderr)
+            print(f"error: {printable(line)}", file=sys.stderr)
         sys.exit(2)
     kinds = loaded.tiles.kind
     walkable = sum(1 for k in kinds if k.walkable)
@@ -44,19 +50,15 @@ def check(folder: Path) -> None:
         if len(loaded.personas) != residents
         else ""
     )
-    console.print(f"{loaded.name}: ok  ({folder})")
-    console.print(
-        f"map        {loaded.width} x {loaded.height} tiles, {walkable} walkable, {doors} doors"
-    )
-    console.print(
+    plain(f"{loaded.name}: ok  ({folder})")
+    plain(f"map        {loaded.width} x {loaded.height} tiles, {walkable} walkable, {doors} doors")
+    plain(
         f"places     {len(loaded.sectors)} sectors, {len(loaded.arenas)} arenas"
         f" ({capped} with a capacity), {len(loaded.objects)} objects"
     )
-    console.print(f"residents  {len(loaded.personas)} personas{taking_part}")
-    console.print(
-        f"scenario   starts {scenario.start:%A %Y-%m-%d %H:%M}, {scenario.step_seconds} s steps"
-    )
-    console.print("checked    every arena and object reachable from every spawn point")
+    plain(f"residents  {len(loaded.personas)} personas{taking_part}")
+    plain(f"scenario   starts {scenario.start:%A %Y-%m-%d %H:%M}, {scenario.step_seconds} s steps")
+    plain("checked    every arena and object reachable from every spawn point")
 
 
 @world.command()
@@ -71,11 +73,11 @@ def show(folder: Path, sector: str | None, no_residents: bool) -> None:
     if sector is not None:
         sector = loaded.resolve(sector, kind="sector")
     positions = {} if no_residents else {p.name: loaded.spawn_of(p.name) for p in loaded.personas}
-    console.print(draw(loaded, positions, sector=sector), end="")
+    plain(draw(loaded, positions, sector=sector), end="")
     for line in legend(loaded, sector):
-        console.print(line)
+        plain(line)
     if positions:
-        console.print(
+        plain(
             "residents  "
             + ", ".join(f"{name[0]} {name} {x},{y}" for name, (x, y) in positions.items())
         )
@@ -98,4 +100,4 @@ def objects(folder: Path, arena: str | None) -> None:
         raise UserError(f"no objects in {arena!r}")
     width = max(len(address) for address, _ in rows)
     for address, state in rows:
-        console.print(f"{address:<{width}}  {state}")
+        plain(f"{address:<{width}}  {state}")

@@ -42,6 +42,10 @@ class LanguageModel(abc.ABC):
     def text(self, prompt: Prompt, *, max_tokens: int, seed: int | None = None) -> str:
         """Free text, for output nothing parses."""
 
+    def fits(self, prompt: Prompt, schema: type[BaseModel]) -> bool:  # noqa: ARG002
+        """Whether ``prompt`` and room for its answer fit the model's context."""
+        return True
+
     def choose(self, prompt: Prompt, options: Sequence[str], *, seed: int | None = None) -> str:
         """One of ``options``, verbatim."""
         from simulacra.llm.schema import choice_model

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from simulacra.errors import UserError
 from simulacra.llm.completion import Completion, Request
+from simulacra.llm.fitting import ANSWER_ROOM
 from simulacra.settings import LLMSettings
 
 # llama.cpp's converter lets strings hold raw control characters (invalid JSON) and \u escapes
@@ -25,6 +26,15 @@ _CHAR_RULE = re.compile(r"^char ::= .*$", re.MULTILINE)
 _STRICT_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/]'
 
 GRAMMARS_KEPT = 256
+
+# Stand-ins for the system and user texts when the chat template is rendered once: what the
+# template itself writes around them is tokenized with its special tokens, the texts in their
+# place as plain text (private-use characters: no template and no user text contains them).
+_SLOTS = {"\ue000system\ue001": "system", "\ue000user\ue001": "user"}
+_SLOT_PATTERN = re.compile("(" + "|".join(map(re.escape, _SLOTS)) + ")")
+# Bytes a chat template may add around the texts. Every token holds at least one byte, so a
+# prompt of fewer bytes than the context minus this surely fits without counting its tokens.
+_TEMPLATE_BYTES = 1024
 
 # Used when a GGUF carries no chat template (base models): plain labelled turns.
 _PLAIN_TEMPLATE = (
@@ -79,6 +89,7 @@ class LlamaCppModel:
         self._grammars: OrderedDict[str, object] = OrderedDict()
         self._prefixes = PrefixStates(settings.kv_cache_mb << 20)
         self._lock = threading.RLock()
+        self._skeleton: list[list[int] | str] | None = None
 
     def _load(self):
         """Load on first need: a run answered entirely from the replay cache never loads."""
@@ -152,12 +163,49 @@ class LlamaCppModel:
             merged = [{"role": "user", "content": f"{system}\n\n{user}"}]
             return self._format(messages=merged).prompt
 
-    def tokenize(self, text: str) -> list[int]:
-        self._load()
-        tokens = self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-        if self._llm._model.add_bos_token() and not (self._bos and text.startswith(self._bos)):
-            tokens.insert(0, self._llm.token_bos())
+    def prompt_tokens(self, system: str, user: str) -> list[int]:
+        """The prompt as tokens. Only the chat template's own markers are special tokens:
+        ``<|im_start|>`` in a persona, a whisper, an object's state or an earlier answer is
+        plain text, so no text can open a turn of its own or end the user's."""
+        texts = {"system": system, "user": user}
+        tokens: list[int] = []
+        for piece in self._template_pieces():
+            tokens.extend(self.plain_tokens(texts[piece]) if isinstance(piece, str) else piece)
         return tokens
+
+    def plain_tokens(self, text: str) -> list[int]:
+        self._load()
+        if not text:
+            return []
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)
+
+    def _template_pieces(self) -> list[list[int] | str]:
+        """The rendered template cut at the texts: token lists of the template's own parts
+        (special tokens parsed) and the names of the texts between them."""
+        if self._skeleton is not None:
+            return self._skeleton
+        self._load()
+        slots = list(_SLOTS)
+        rendered = self.render(slots[0], slots[1])
+        pieces: list[list[int] | str] = []
+        for part in _SLOT_PATTERN.split(rendered):
+            if part in _SLOTS:
+                pieces.append(_SLOTS[part])
+            elif part:
+                pieces.append(self._llm.tokenize(part.encode("utf-8"), add_bos=False, special=True))
+        if self._llm._model.add_bos_token() and not (self._bos and rendered.startswith(self._bos)):
+            pieces.insert(0, [self._llm.token_bos()])
+        self._skeleton = pieces
+        return pieces
+
+    def fits(self, system: str, user: str, answer_tokens: int) -> bool:
+        """Whether the prompt and ``answer_tokens`` fit the context. Short prompts are known
+        to fit from their length alone, so a run answered from the replay cache never loads
+        the model to count."""
+        size = len(system.encode("utf-8")) + len(user.encode("utf-8")) + _TEMPLATE_BYTES
+        if size + answer_tokens <= self.settings.n_ctx:
+            return True
+        return len(self.prompt_tokens(system, user)) + answer_tokens <= self.info.n_ctx
 
     def _grammar(self, schema: dict):
         import llama_cpp
@@ -181,14 +229,15 @@ class LlamaCppModel:
     def _complete(self, request: Request) -> Completion:
         import llama_cpp
 
-        tokens = self.tokenize(self.render(request.system, request.user))
+        tokens = self.prompt_tokens(request.system, request.user)
         room = self._info.n_ctx - len(tokens)
-        if room < 16:
+        if room < min(request.max_tokens, ANSWER_ROOM):
+            # Memories are cut to fit (fitting.py): what is left is the task itself.
             raise UserError(
-                f"a {request.template!r} prompt of {len(tokens)} tokens does not fit the "
-                f"context of {self._info.n_ctx} tokens",
+                f"a {request.template!r} prompt of {len(tokens)} tokens leaves no room for "
+                f"its answer in the context of {self._info.n_ctx} tokens",
                 field="llm.n_ctx",
-                fix="raise n_ctx (--n-ctx) or lower retrieval.top_k",
+                fix="raise the context: --n-ctx, or n_ctx under [llm] in a --config file",
             )
         grammar = self._grammar(request.schema) if request.schema is not None else None
         key = request.system

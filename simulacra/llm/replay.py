@@ -37,6 +37,10 @@ class ReplayCache:
     def identity(self) -> str:
         return self.inner.identity
 
+    def fits(self, system: str, user: str, answer_tokens: int) -> bool:
+        check = getattr(self.inner, "fits", None)
+        return True if check is None else check(system, user, answer_tokens)
+
     def complete(self, request: Request) -> Completion:
         key = request.key(self.identity)
         with self._lock:

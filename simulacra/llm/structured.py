@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from simulacra.llm.calllog import CallLog
 from simulacra.llm.completion import Completer, Request
+from simulacra.llm.fitting import ANSWER_ROOM
 from simulacra.llm.interface import LanguageModel, M, ModelOutputError, Prompt
 from simulacra.llm.schema import json_schema, max_answer_tokens, shape_sentence
 from simulacra.settings import LLMSettings
@@ -56,6 +57,14 @@ class StructuredModel(LanguageModel):
     def full_user_text(prompt: Prompt, spec: dict) -> str:
         """The user turn as sent: the task, then the shape of the answer."""
         return f"{prompt.user.rstrip()}\n\n{shape_sentence(spec)}"
+
+    def fits(self, prompt: Prompt, schema: type[BaseModel]) -> bool:
+        check = getattr(self.completer, "fits", None)
+        if check is None:
+            return True  # a backend without a context (the scripted model)
+        spec = json_schema(schema)
+        room = min(max_answer_tokens(spec), ANSWER_ROOM)
+        return check(prompt.system, self.full_user_text(prompt, spec), room)
 
     def generate(self, prompt: Prompt, schema: type[M], *, seed: int | None = None) -> M:
         spec = json_schema(schema)

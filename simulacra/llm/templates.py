@@ -21,6 +21,7 @@ import jinja2
 from pydantic import BaseModel
 
 from simulacra.errors import UserError
+from simulacra.llm.fitting import shortened_to_fit
 from simulacra.llm.interface import LanguageModel, Prompt
 
 if sys.version_info >= (3, 11):
@@ -56,6 +57,7 @@ class PromptTemplate:
     example: dict[str, Any] = field(default_factory=dict)
     temperature: float | None = None  # e.g. low for choosing among places
     cases: tuple[dict[str, Any], ...] = ()  # `simulacra prompts eval` cases: [[case]] tables
+    fit: tuple[str, ...] = ()  # list variables cut to fit the context (see fitting.py)
 
     def schema(self, **variables: Any) -> type[BaseModel]:
         """The answer schema; built from the variables when options exist only at run time."""
@@ -86,6 +88,14 @@ class PromptTemplate:
         **variables: Any,
     ) -> Any:
         """Render, generate under the bound schema, return the parsed answer."""
+        if self.fit:
+            variables = shortened_to_fit(
+                variables,
+                self.fit,
+                lambda v: model.fits(
+                    self.render(identity=identity, agent=agent, **v), self.schema(**v)
+                ),
+            )
         prompt = self.render(identity=identity, agent=agent, **variables)
         return model.generate(prompt, self.schema(**variables), seed=seed)
 
@@ -126,6 +136,7 @@ def load_template(path: Path) -> PromptTemplate:
         example=data.get("example", {}),
         temperature=data.get("temperature"),
         cases=tuple(data.get("case", [])),
+        fit=tuple(data.get("fit", ())),
     )
 
 

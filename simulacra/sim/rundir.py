@@ -11,15 +11,20 @@ calls.jsonl     one line per model call
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from simulacra.errors import UserError
+from simulacra.memory.store import DB_FILE
 from simulacra.settings import Settings
+from simulacra.sim import runlock
+from simulacra.textfile import read_text
 from simulacra.world import World
 
 META_FILE = "meta.json"
@@ -79,7 +84,7 @@ def read_meta(directory: Path) -> Meta:
             fix="give a directory written by `simulacra run`",
         )
     try:
-        return Meta.from_json(json.loads(path.read_text(encoding="utf-8")))
+        return Meta.from_json(json.loads(read_text(path)))
     except (ValueError, KeyError, TypeError) as e:
         raise UserError(f"unreadable: {e}", file=path) from None
 
@@ -95,6 +100,7 @@ def prepare(directory: Path, world: World) -> Path:
             fix="pick a new --out, or continue that run with `simulacra run --resume DIR`",
         )
     directory.mkdir(parents=True, exist_ok=True)
+    runlock.hold(directory)
     files = [Path(f).resolve() for f in world.source_files]
     root = Path(os.path.commonpath([str(f.parent) for f in files]))
     for f in files:
@@ -115,10 +121,54 @@ def fork(source: Path, target: Path) -> None:
         raise UserError(
             "the target directory is not empty", file=target, fix="fork into a new directory"
         )
-    shutil.copytree(source, target, dirs_exist_ok=True)
+    shutil.copytree(
+        source, target, dirs_exist_ok=True, ignore=shutil.ignore_patterns(runlock.LOCK_FILE)
+    )
     meta.forked_from = str(source.resolve())
     write_json(target / META_FILE, meta.to_json())
 
 
 def settings_of(meta: Meta) -> Settings:
     return Settings.from_dict(meta.settings, source=META_FILE)
+
+
+def require_saved_state(directory: Path) -> None:
+    """Before opening a run: its memories and checkpoint must be there. Opening would
+    otherwise create an empty database and report a run that was never started."""
+    meta = read_meta(directory)
+    if not (directory / DB_FILE).is_file():
+        raise UserError(
+            f"{DB_FILE} is missing: the memories and the last checkpoint of "
+            f"{len(meta.agents)} residents are gone",
+            file=directory / DB_FILE,
+            fix="restore the file from a copy of the run, or fork a copy that still has it",
+        )
+
+
+def hold_for_writing(directory: Path) -> None:
+    """A run about to be changed: complete, and this process its only writer."""
+    require_saved_state(directory)
+    runlock.hold(directory)
+
+
+@contextlib.contextmanager
+def removed_on_failure(directory: Path) -> Iterator[None]:
+    """Around creating a run: if it fails before its first checkpoint (a bad model file,
+    a world the run's copy cannot use, Ctrl-C), remove what it made, so the same command
+    can simply be given again. A directory that held anything before is left alone."""
+    fresh = not directory.exists() or not any(directory.iterdir())
+    existed = directory.exists()
+    try:
+        yield
+    except BaseException:
+        if fresh:
+            runlock.release(directory)
+            if existed:
+                for child in directory.iterdir():
+                    if child.is_dir() and not child.is_symlink():
+                        shutil.rmtree(child, ignore_errors=True)
+                    else:
+                        child.unlink(missing_ok=True)
+            else:
+                shutil.rmtree(directory, ignore_errors=True)
+        raise

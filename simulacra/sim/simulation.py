@@ -18,7 +18,7 @@ from simulacra.errors import UserError
 from simulacra.llm import StructuredModel, open_model
 from simulacra.memory import MemoryStore, NewMemory
 from simulacra.settings import LLMSettings, Settings
-from simulacra.sim import rundir
+from simulacra.sim import rundir, runlock
 from simulacra.sim.engine import Engine
 from simulacra.sim.eventlog import EVENTS_FILE, EventLog
 from simulacra.sim.lockstep import Lockstep, LockstepModel
@@ -132,6 +132,7 @@ class Simulation:
         """A simulation at its last checkpoint, ready to inspect or change. Settings are the
         run's own; ``overrides`` replaces the model settings the user gave explicitly, and
         ``concurrency`` the engine's."""
+        rundir.require_saved_state(directory)
         meta = rundir.read_meta(directory)
         settings = rundir.settings_of(meta)
         if overrides is not None:
@@ -145,7 +146,7 @@ class Simulation:
             raise UserError(
                 "this run has no checkpoint yet",
                 file=directory,
-                fix="start it again with `simulacra run WORLD --out DIR`",
+                fix="it was stopped while being set up: remove the directory and start again",
             )
         sim.set_state(saved)
         return sim
@@ -154,6 +155,7 @@ class Simulation:
     def resume(cls, directory: Path, **kwargs) -> Simulation:
         """Open at the last checkpoint and cut the events logged after it (after reading
         every line: a damaged log is an error, and nothing is cut)."""
+        rundir.hold_for_writing(directory)
         sim = cls.open(directory, **kwargs)
         try:
             sim.said += EventLog.cut(directory / EVENTS_FILE, sim.step_no)
@@ -220,6 +222,7 @@ class Simulation:
         self.lockstep.close()
         self.model.log.close()
         self.store.close()
+        runlock.release(self.directory)
 
     # -- running ---------------------------------------------------------------------------
 

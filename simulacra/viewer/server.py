@@ -243,11 +243,13 @@ class _Handler(BaseHTTPRequestHandler):
             elif path == "/api/events":
                 query = parse_qs(url.query)
                 start = _int(query, "from", 0)
-                limit = min(_int(query, "limit", DEFAULT_LIMIT), MAX_LIMIT)
+                limit = _int(query, "limit", DEFAULT_LIMIT)
                 if start is None or limit is None:
-                    self._send(HTTPStatus.BAD_REQUEST, b"bad query\n", "text/plain", head)
+                    bad = "from" if start is None else "limit"
+                    message = f"bad query: {bad} must be a whole number, 0 or more\n"
+                    self._send(HTTPStatus.BAD_REQUEST, message.encode(), "text/plain", head)
                     return
-                self._json(self.viewer.events_from(start, limit), head)
+                self._json(self.viewer.events_from(start, min(limit, MAX_LIMIT)), head)
             else:
                 self._not_found(head)
         except UserError as e:

@@ -195,7 +195,15 @@ def _load_residents(
     residents: list[ResidentPersona] = []
     spawns: dict[str, Tile] = {}
     files: dict[str, Path] = {}
-    for file in sorted(folder.glob("*.toml")):
+    found = sorted(folder.glob("*.toml"))
+    if not found:
+        problems.add(
+            f"no persona files in {folder}",
+            file=world_path,
+            field="personas",
+            fix="put one .toml file per resident there (see worlds/smallville/personas)",
+        )
+    for file in found:
         with problems.collect():
             data, _ = read_toml(file)
             persona: ResidentPersona = validate(ResidentPersona, data, file)

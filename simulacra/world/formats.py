@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from simulacra.persona import Persona
+from simulacra.text import check_name
 from simulacra.world.tree import IDLE
 
 WALL, GROUND, DOOR, STREET, BLOCKED = "#", ".", "+", ".", "#"
@@ -20,12 +21,7 @@ class _File(BaseModel):
 
 
 def place_name(value: str) -> str:
-    value = " ".join(value.split())
-    if not value:
-        raise ValueError("the name is empty")
-    if ":" in value:
-        raise ValueError("a name cannot contain ':' (it separates the parts of an address)")
-    return value
+    return check_name(value)
 
 
 class WorldFile(_File):
@@ -148,6 +144,20 @@ class Scenario(_File):
     step_seconds: int = Field(10, ge=1, le=3600, description="game seconds per step")
     personas: list[str] | None = Field(None, description="residents taking part; default all")
     description: str = Field("", max_length=1000)
+
+    @field_validator("start")
+    @classmethod
+    def _usable_start(cls, value: datetime) -> datetime:
+        # Game time is local and naive throughout (prompts say "7:00 am"); and a run must be
+        # able to go on for years without leaving the calendar datetime can hold.
+        if value.tzinfo is not None:
+            raise ValueError("the start time has a time zone: game time has none")
+        if not FIRST_YEAR <= value.year <= LAST_YEAR:
+            raise ValueError(f"the start must be in the years {FIRST_YEAR} to {LAST_YEAR}")
+        return value
+
+
+FIRST_YEAR, LAST_YEAR = 1000, 9000
 
 
 def check_symbol(symbol: str) -> None:

@@ -206,6 +206,23 @@ def load_sector(fp: Footprint, town_path: Path) -> SectorDraft:
                     "or draw '#' wall, '+' door, '.' ground",
                 )
     problems.raise_if_any()
+    if not spec.arenas:
+        problems.add(
+            "the sector has no arena, so nobody can go in or do anything there",
+            file=fp.file,
+            field="arenas",
+            fix="draw a room with a letter and name it under [arenas.<letter>]",
+        )
+    for (x, y), symbol in sorted(object_of.items(), key=lambda item: item[0][::-1]):
+        if _in_wall((x, y), kinds, arena_of):
+            letter, entry = objects[symbol]
+            problems.add(
+                f'object "{entry.name}" ({symbol!r}) is drawn in a wall, which opens a hole in it',
+                file=fp.file,
+                field=f"{text.where(x, y)} (arenas.{letter}.objects.{symbol})",
+                fix="draw it on the floor inside the room and put '#' back",
+            )
+            break
 
     drawn_arenas = set(arena_of.values())
     for letter, arena in spec.arenas.items():
@@ -238,6 +255,25 @@ def load_sector(fp: Footprint, town_path: Path) -> SectorDraft:
             )
     problems.raise_if_any()
     return SectorDraft(fp, spec, text, kinds, arena_of, object_of, objects)
+
+
+def _in_wall(tile: Tile, kinds: dict[Tile, TileKind], arena_of: dict[Tile, str]) -> bool:
+    # Objects are walkable (people stand at them): one that replaces a piece of wall, with
+    # wall on both sides of it, lets people walk through the wall, from outside the building
+    # or from another room. (A closet shelf between walls is no hole: nothing is behind it.)
+    x, y = tile
+    for side, other_side, ahead, behind in (
+        ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)),
+        ((x, y - 1), (x, y + 1), (x - 1, y), (x + 1, y)),
+    ):
+        if kinds.get(side) != TileKind.WALL or kinds.get(other_side) != TileKind.WALL:
+            continue
+        if ahead not in kinds or behind not in kinds:
+            return True  # the sector's edge: the street is right there
+        rooms = (arena_of.get(ahead), arena_of.get(behind))
+        if None not in rooms and rooms[0] != rooms[1]:
+            return True
+    return False
 
 
 def _touches_own_floor(

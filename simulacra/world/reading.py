@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from simulacra.errors import UserError
+from simulacra.textfile import read_text
 from simulacra.world.formats import SectorFile
 
 if sys.version_info >= (3, 11):
@@ -82,7 +83,7 @@ _EXAMPLES = {
 
 def read_toml(path: Path, *, referenced: tuple[Path, str] | None = None) -> tuple[dict, str]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text(path)
     except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
         if referenced:
             raise UserError(
@@ -150,7 +151,7 @@ def _fix_for(field: str) -> str:
     return {
         "wake": 'write a time like "06:30"',
         "sleep": 'write a time like "22:30"',
-        "start": "write a date-time like 2023-02-13T07:00:00",
+        "start": "write a local date-time like 2023-02-13T07:00:00, without a UTC offset",
         "spawn": 'write "Sector: Arena: Object" or [x, y]',
         "age": "write a whole number from 0 to 120",
         "capacity": "write a whole number, 1 or more, or leave it out for no limit",
