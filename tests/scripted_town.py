@@ -54,7 +54,7 @@ def schedule(request: Request) -> dict:
 
 def decompose(request: Request) -> dict:
     activity = re.search(r"plans to be (.+?)\.\n", request.user + "\n").group(1)
-    return {"steps": [{"activity": activity, "minutes": 15}, {"activity": activity, "minutes": 15}]}
+    return {"steps": [{"activity": activity, "minutes": 15}] * 3}
 
 
 def act(request: Request) -> dict:
@@ -97,7 +97,7 @@ def after_chat(request: Request) -> dict:
 
 def rate(request: Request) -> dict:
     lines = re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE)
-    return {"ratings": [8 if "party" in line.lower() else 3 for line in lines]}
+    return {"ratings": ["important" if "party" in line.lower() else "minor" for line in lines]}
 
 
 SCRIPTS = {

@@ -23,7 +23,7 @@ ISABELLA = Persona(
 
 def rate_by_count(request):
     n = len(re.findall(r"^Memory \d+:", request.user, re.MULTILINE))
-    return {"ratings": [5] * n}
+    return {"ratings": ["notable"] * n}
 
 
 @pytest.fixture
@@ -189,7 +189,8 @@ def test_reflection_happens_past_the_threshold(build):
     agent, backend = build(
         {
             "importance": lambda r: {
-                "ratings": [10] * len(re.findall(r"^Memory \d+:", r.user, re.MULTILINE))
+                "ratings": ["life-changing"]
+                * len(re.findall(r"^Memory \d+:", r.user, re.MULTILINE))
             },
             "reflection_questions": {"questions": ["What does Isabella care about?"] * 3},
             "reflection_insights": {

@@ -76,7 +76,7 @@ def test_steps_are_cut_just_in_time_for_the_next_two_hours(agent):
     nine = datetime.combine(DAY, time(9))
     activity, start, end = planning.current_step(agent, plan, nine, horizon=120)
     assert len(backend.calls("decompose")) == 1
-    assert start == nine and end - start == timedelta(hours=1)  # two scripted steps in 2 h
+    assert start == nine and end - start == timedelta(minutes=40)  # three steps in 2 h
     block = plan.block_at(nine)
     assert block.decomposed_until == nine + timedelta(hours=2)
     planning.current_step(agent, plan, nine + timedelta(minutes=90), horizon=120)

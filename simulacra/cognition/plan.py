@@ -82,7 +82,7 @@ class Step(Answer):
 
 
 class Steps(Answer):
-    steps: list[Step] = Field(min_length=2, max_length=8)
+    steps: list[Step] = Field(min_length=3, max_length=6)
 
 
 @dataclass
@@ -197,6 +197,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         habits=life.notes,
         wake_options=options,
         resolutions=resolutions,
+        currently=agent.currently,
     )
     items = [f"{i.time} {i.activity}" for i in sorted(plan.plan, key=lambda i: i.time)]
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))

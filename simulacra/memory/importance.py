@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import Annotated
 
-from pydantic import Field, create_model
+from pydantic import AfterValidator, Field, create_model
 
 from simulacra.llm.interface import LanguageModel
 from simulacra.llm.schema import Answer, one_of
@@ -14,7 +15,10 @@ from simulacra.memory.record import Kind, NewMemory
 
 IMPORTANCE = template_beside(__file__, "importance")
 
-Rating = one_of(range(1, 11))
+# Small models answer a 1-10 scale with 10 for everything; they pick a described level well.
+# The grammar offers the words, the answer carries the paper's 1-10 number.
+LEVELS = {"trivial": 1, "minor": 3, "notable": 5, "important": 8, "life-changing": 10}
+Rating = Annotated[one_of(list(LEVELS)), AfterValidator(LEVELS.__getitem__)]
 
 # Reverie gives "is idle" events importance 1 without asking the model; so do we.
 TRIVIAL = 1
