@@ -90,6 +90,7 @@ def decide(
         observation=observation,
         memories=list(memories.values()),
         options=options(people),
+        carry_on=Choice.CARRY_ON.value,
         react=Choice.REACT.value,
     )
     talk = f"{Choice.TALK.value} "

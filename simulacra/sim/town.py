@@ -294,14 +294,15 @@ class Town:
                 activity, now, end, address, emoji("sleep"), "is", activity, "being slept in"
             )
         else:
+            options = self.places.candidates(r, activity, self.state.tile_of(r.name))
             placed = place_action(
                 r.agent,
                 now=gametime.describe(now),
                 here=self._here(r) or PHRASES.text("street"),
-                home=self.world.phrase(r.persona.home),
                 activity=activity,
                 minutes=max(1, int((end - now).total_seconds() // 60)),
-                places=self.places.candidates(r, activity, self.state.tile_of(r.name)),
+                places=options.places,
+                notes=options.notes,
             )
             action = Action(
                 activity,
