@@ -35,7 +35,14 @@ def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     return {
         "wake_up": enum(request, "wake_up")[2],  # the usual time
-        "plan": ["wake up and have breakfast", routine, "have lunch", routine, "relax at home"],
+        "plan": [
+            {"time": t, "activity": a}
+            for t, a in zip(
+                ("07:00", "09:00", "12:00", "13:00", "18:00"),
+                ("having breakfast", routine, "having lunch", routine, "relaxing at home"),
+                strict=True,
+            )
+        ],
     }
 
 
@@ -57,6 +64,7 @@ def act(request: Request) -> dict:
     chosen = next((p for p in places for w in wanted if w in p), places[0])
     word = "coffee" if "Cafe" in chosen else "read" if "library" in chosen else "eat"
     return {
+        "need": "a place for it",
         "place": chosen,
         "emoji": word,
         "verb": "uses",
@@ -69,7 +77,7 @@ def decide(request: Request) -> dict:
     options = enum(request, "choice")
     talk = [o for o in options if o.startswith("talk to ")]
     choice = talk[0] if talk and who(request) == "Isabella Rodriguez" else options[0]
-    return {"choice": choice, "instead": "carrying on", "minutes": 5}
+    return {"thought": "nothing new", "choice": choice, "instead": "carrying on", "minutes": 5}
 
 
 def respond(request: Request) -> dict:

@@ -88,9 +88,19 @@ def test_react_carries_on_acts_or_speaks(build):
     agent, backend = build(
         {
             "decide": [
-                {"choice": "carry on", "instead": "doing something", "minutes": 5},
-                {"choice": "react", "instead": "turning off the stove", "minutes": 5},
-                {"choice": "talk to Maria Lopez", "instead": "doing something", "minutes": 5},
+                {"thought": "x", "choice": "carry on", "instead": "doing it", "minutes": 5},
+                {
+                    "thought": "x",
+                    "choice": "react",
+                    "instead": "turning off the stove",
+                    "minutes": 5,
+                },
+                {
+                    "thought": "x",
+                    "choice": "talk to Maria Lopez",
+                    "instead": "doing it",
+                    "minutes": 5,
+                },
             ],
             "respond": {"says": "Good morning, Maria!", "end": False},
         }

@@ -132,3 +132,13 @@ def test_the_shipped_catalogue_is_complete():
             assert f'"{model.extra}" = [' in pyproject
             for n in range(1, model.parts.count + 1):
                 assert f'"{model.parts.requirement(n)}"' in pyproject
+
+
+@pytest.mark.real
+def test_the_capable_model_is_the_default_once_installed(capable_model, monkeypatch):
+    from conftest import USER_CACHE
+
+    monkeypatch.delenv("SIMULACRA_MODEL")
+    resolved = resolve_model(None, Path("/nonexistent"), cache_dir=USER_CACHE)
+    assert resolved.path == capable_model
+    assert "Qwen2.5-Coder-1.5B" in resolved.source

@@ -64,3 +64,16 @@ def test_prompts_eval_runs_on_the_real_small_model(tmp_path, monkeypatch):
     assert "all" in result.output and "prompt tokens" in result.output
     calls = next(tmp_path.glob("runs/prompts/eval-*/calls.jsonl")).read_text().splitlines()
     assert {json.loads(c)["template"] for c in calls} == {"importance", "decide"}
+
+
+@pytest.mark.real
+def test_the_capable_model_passes_the_placement_and_reaction_cases(capable_model):
+    from simulacra.llm import open_model
+    from simulacra.settings import Settings
+
+    settings = Settings()
+    settings.llm.model = capable_model
+    model = open_model(settings.llm, retries=0)
+    scores = evaluate(model, [find_template("act"), find_template("decide")])
+    failed = [(r.case.name, r.failures) for s in scores for r in s.results if not r.passed]
+    assert not failed

@@ -23,6 +23,8 @@ def action_for(places: list[str], **_: object) -> type[Answer]:
     return create_model(
         "Action",
         __base__=Answer,
+        # Naming the kind of place first keeps small models from taking the first one listed.
+        need=(text(60, "the kind of place this needs"), ...),
         place=(one_of(places), Field(description="a place from the list")),
         object_state=(state_phrase(40, "state of the thing used"), ...),
         verb=(text(24, "verb"), ...),

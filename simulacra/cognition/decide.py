@@ -18,7 +18,7 @@ from pydantic import Field, create_model
 from simulacra import gametime
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.schema import Answer, activity_phrase, one_of
+from simulacra.llm.schema import Answer, activity_phrase, one_of, text
 from simulacra.llm.templates import template_beside
 
 DECIDE = template_beside(__file__, "decide")
@@ -47,6 +47,8 @@ def decision_for(options: list[str], **_: object) -> type[Answer]:
     return create_model(
         "Decision",
         __base__=Answer,
+        # A thought before the choice: small models decide better after naming what they see.
+        thought=(text(100, "what they make of it"), ...),
         choice=(one_of(options), Field(description="one of the options")),
         instead=(activity_phrase(60, "if reacting, what they do instead"), ...),
         minutes=(one_of(MINUTES), Field(description="for how many minutes, if reacting")),

@@ -40,17 +40,39 @@ class NewDay(Answer):
     yesterday: text(300, "yesterday in brief")
 
 
-def day_plan_for(wake_options: list[str], **_: object) -> type[Answer]:
+def day_plan_for(wake_options: list[str], usual_sleep: str, **_: object) -> type[Answer]:
+    """Times are an enum of half hours from the earliest wake-up to bedtime, so every item
+    has a real time and the schedule can tell which item is in force at each hour."""
+    item = create_model(
+        "PlanItem",
+        __base__=Answer,
+        time=(one_of(plan_times(wake_options[0], usual_sleep)), Field(description="HH:MM")),
+        activity=(activity_phrase(70, 'activity, e.g. "serving customers at the cafe"'), ...),
+    )
     return create_model(
         "DayPlan",
         __base__=Answer,
         wake_up=(one_of(wake_options), Field(description="wake-up time")),
-        plan=(list[text(90, "time and activity")], Field(min_length=5, max_length=8)),
+        plan=(list[item], Field(min_length=5, max_length=8)),
     )
 
 
+def plan_times(first: str, bedtime: str) -> list[str]:
+    start = datetime.combine(date(2000, 1, 1), time.fromisoformat(first))
+    end = datetime.combine(date(2000, 1, 1), time.fromisoformat(bedtime))
+    if end <= start:  # a bedtime after midnight: plan until the last half hour of the day
+        end = datetime.combine(date(2000, 1, 1), time(23, 30))
+    times = []
+    while start <= end:
+        times.append(f"{start:%H:%M}")
+        start += timedelta(minutes=30)
+    return times
+
+
 def schedule_for(hours: list[str], **_: object) -> type[Answer]:
-    fields = {f"h{hour[:2]}": (activity_phrase(60), Field(alias=hour)) for hour in hours}
+    fields = {
+        f"h{hour[:2]}": (activity_phrase(60, "activity"), Field(alias=hour)) for hour in hours
+    }
     return create_model("Schedule", __base__=Answer, **fields)
 
 
@@ -176,6 +198,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         wake_options=options,
         resolutions=resolutions,
     )
+    items = [f"{i.time} {i.activity}" for i in sorted(plan.plan, key=lambda i: i.time)]
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
     if bedtime <= wake:  # a bedtime after midnight
@@ -187,13 +210,11 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         wake=f"{wake:%H:%M}",
         bedtime=f"{bedtime:%H:%M}",
         hours=hours,
-        outline=list(plan.plan),
+        outline=items,
     )
     activities = [getattr(schedule, f"h{hour[:2]}") for hour in hours]
-    day = DayPlan(
-        today, wake, bedtime, list(plan.plan), _blocks(midnight, wake, bedtime, activities)
-    )
-    outline = "; ".join(plan.plan)
+    day = DayPlan(today, wake, bedtime, items, _blocks(midnight, wake, bedtime, activities))
+    outline = "; ".join(items)
     agent.remember(
         [
             NewMemory(

@@ -45,7 +45,10 @@ def activity_phrase(
 
 
 _LEADING = re.compile(r"^(?:[A-Z][\w'.-]*\s+){0,3}(?:is|are|was|will be)\s+", re.UNICODE)
+# A subject of one to three capitalised words before a verb in the third person.
+_SUBJECT = re.compile(r"^(?:[A-Z](?![a-z]*ing\b)[\w'.-]*\s+){1,3}(?=[a-z]+s\b)")
 _VOWELS = "aeiou"
+_CLOCK = re.compile(r"\d\d:\d\d")
 
 
 def as_activity(phrase: str) -> str:
@@ -53,18 +56,33 @@ def as_activity(phrase: str) -> str:
     coffee"."""
     text = " ".join(phrase.split()).rstrip(".!")
     text = _LEADING.sub("", text)
+    text = _SUBJECT.sub("", text)  # "Isabella Rodriguez opens the cafe" -> "opens the cafe"
     if not text:
         return phrase.strip() or "doing something"
     first, _, rest = text.partition(" ")
     word = first.lower()
+    if first[:1].isupper() and not _verb_like(first, rest):
+        return text  # a name or a place first: not a verb to put in -ing form
+    if word in _MEALS:
+        return f"having {word}{text[len(first) :]}"
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:
-        return text[0].lower() + text[1:] if first.isalpha() and first != first.upper() else text
+        return word + text[len(first) :] if first.isalpha() else text
     verb = _ing(word)
     return f"{verb} {rest}".strip()
 
 
+def _verb_like(first: str, rest: str) -> bool:
+    """Whether a capitalised first word starts a command ("Opens Hobbs Cafe", "Write in her
+    journal") rather than a name ("Maria Lopez and Klaus arrive")."""
+    return not rest or rest[:1].islower() or first.lower().endswith("s")
+
+
 # First words that are not verbs to put in -ing form ("at the cafe", "on a walk").
-_NOT_VERBS = {"at", "on", "in", "with", "out", "off", "away", "busy", "asleep", "awake", "home"}
+_NOT_VERBS = {
+    *("at", "on", "in", "with", "out", "off", "away", "busy", "asleep", "awake", "home"),
+    *("no", "not", "nothing", "free", "still", "the", "a", "an", "her", "his", "their"),
+}
+_MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack"}
 _IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
 
 
@@ -229,6 +247,8 @@ def _enum_shape(options: list, description: str | None) -> str:
     ints = [o for o in options if isinstance(o, int)]
     if len(ints) == len(options) and ints == list(range(min(ints), max(ints) + 1)):
         return f"<{label}integer {min(ints)}-{max(ints)}>"
+    if len(options) > 8 and all(isinstance(o, str) and _CLOCK.fullmatch(o) for o in options):
+        return f'<{label}from "{options[0]}" to "{options[-1]}", on the hour or half hour>'
     if len(options) > 8:
         return f"<{label}one of the options listed above, written exactly>"
     return (

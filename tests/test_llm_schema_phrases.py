@@ -1,0 +1,24 @@
+"""Activity phrases are the model's own words, turned into what reads after "<name> is"."""
+
+import pytest
+
+from simulacra.llm.schema import as_activity
+
+
+@pytest.mark.parametrize(
+    ("written", "reads"),
+    [
+        ("drinks coffee", "drinking coffee"),
+        ("Maria Lopez is drinking coffee", "drinking coffee"),
+        ("Isabella Rodriguez wakes up around 06:00", "waking up around 06:00"),
+        ("Opens Hobbs Cafe at 8am", "opening Hobbs Cafe at 8am"),
+        ("Serving customers.", "serving customers"),
+        ("run to class", "running to class"),
+        ("studies physics", "studying physics"),
+        ("write in her journal", "writing in her journal"),
+        ("lunch with Klaus", "having lunch with Klaus"),
+        ("at the cafe", "at the cafe"),
+    ],
+)
+def test_activity_phrases_read_after_is(written, reads):
+    assert as_activity(written) == reads
