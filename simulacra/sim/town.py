@@ -225,7 +225,7 @@ class Town:
                 pairs.append((r, other))
                 # Both are talking from now on, so neither joins another pair this step.
                 for me, you in ((r, other), (other, r)):
-                    self._start_talking(me, you, now, now)
+                    self._start_talking(me, you, now)
         said: list[list[Line]] = [[] for _ in pairs]
         self.lockstep.run(
             [partial(self._converse, a, b, now, said[i]) for i, (a, b) in enumerate(pairs)]
@@ -248,13 +248,14 @@ class Town:
             )
         return chats
 
-    def _start_talking(self, me: Resident, you: Resident, now: datetime, end: datetime) -> None:
+    def _start_talking(self, me: Resident, you: Resident, now: datetime) -> None:
+        """The action of talking, ending when the conversation's length is known."""
         self._stop_using(me)
         me.path = []
         me.waiting = False
         activity = PHRASES.text("talking", partner=you.name)
         me.action = Action(
-            activity, now, end, self._here(me), emoji("talk"), "is", activity, partner=you.name
+            activity, now, now, self._here(me), emoji("talk"), "is", activity, partner=you.name
         )
         self._show(me)
 
