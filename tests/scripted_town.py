@@ -51,7 +51,7 @@ def decompose(request: Request) -> dict:
 
 
 def act(request: Request) -> dict:
-    activity = re.search(r"is about to be (.+?) for \d+ minutes", request.user).group(1)
+    activity = re.search(r"minutes, .+? will be: (.+?)\.\n", request.user).group(1)
     places = enum(request, "place")
     wanted = [w for key, w in PLACE_WORDS.items() if key.lower() in activity.lower()]
     chosen = next((p for p in places for w in wanted if w in p), places[0])

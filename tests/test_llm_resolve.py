@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from simulacra.errors import UserError
+from simulacra.llm import catalogue
 from simulacra.llm.resolve import EMBEDDED_FILE, resolve_model
 
 
@@ -44,7 +45,8 @@ def test_models_directory_comes_third(tmp_path, monkeypatch):
 
 def test_embedded_model_is_the_default(tmp_path, monkeypatch):
     monkeypatch.delenv("SIMULACRA_MODEL", raising=False)
-    resolved = resolve_model(None, tmp_path / "no-models-here")
+    only_embedded = (catalogue.find("smollm2-135m"),)
+    resolved = resolve_model(None, tmp_path / "no-models-here", catalogue=only_embedded)
     assert resolved.path.name == EMBEDDED_FILE
     assert resolved.source.startswith("embedded")
 

@@ -104,7 +104,7 @@ def _doctor_backend(settings: Settings):
         return backend
     from simulacra.llm.llama import LlamaCppModel
 
-    resolved = resolve_model(settings.llm.model)
+    resolved = resolve_model(settings.llm.model, cache_dir=settings.llm.cache_dir)
     backend = LlamaCppModel(resolved.path, settings.llm)
     info = backend.info
     load_s = time.perf_counter() - start
@@ -283,3 +283,85 @@ def _run_stats(directory: Path) -> None:
         f"{r.per_agent_hour(r.wall_seconds):.0f} s wall"
     )
     console.print(f"parse failures {t.parse_failures} · invalid places {r.invalid_places}")
+
+
+@prompts.command("eval")
+@click.argument("names", nargs=-1)
+@click.option(
+    "--model",
+    "models",
+    multiple=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="GGUF file; repeat to compare models side by side. Default: the resolved model.",
+)
+@click.option(
+    "-n",
+    "samples",
+    type=click.IntRange(1, 100),
+    default=1,
+    show_default=True,
+    help="Samples per case, each with its own seed.",
+)
+@click.option("--threads", type=click.IntRange(1, 256), help="CPU threads for llama.cpp.")
+@click.option("--no-cache", is_flag=True, help="Ask the model even for recorded answers.")
+@click.option("-v", "--verbose", is_flag=True, help="Print every failed check with its answer.")
+@click.pass_obj
+def prompts_eval(
+    settings: Settings,
+    names: tuple[str, ...],
+    models: tuple[Path, ...],
+    samples: int,
+    threads: int | None,
+    no_cache: bool,
+    verbose: bool,
+) -> None:
+    """Score templates on their [[case]] checks: a table of templates × pass rate per model.
+
+    NAMES are template names (default: every template with cases).
+    """
+    import gc
+
+    from simulacra.llm.prompt_eval import evaluate
+
+    templates = [find_template(n) for n in names] if names else list(all_templates().values())
+    templates = [t for t in templates if t.cases]
+    if not templates:
+        raise UserError("none of these templates has [[case]] tables", fix="name others")
+    if threads:
+        settings.llm.n_threads = threads
+    if no_cache:
+        settings.llm.cache = False
+    columns: list[tuple[str, dict[str, str], Totals]] = []
+    for path in models or (None,):
+        settings.llm.model = path
+        label = resolve_model(path, cache_dir=settings.llm.cache_dir).path.name
+        out = Path("runs") / "prompts" / f"eval-{datetime.now():%Y%m%d-%H%M%S}"
+        model = open_model(settings.llm, log_dir=out, retries=0)
+        console.print(f"[bold]{label}[/bold]  (call log: {out / CALLS_FILE})")
+
+        def show(result) -> None:
+            if result.passed:
+                return
+            console.print(f"  [red]fail[/red] {result.case.template.name} · {result.case.name}")
+            if verbose:
+                for why in result.failures:
+                    console.print(f"       {why}")
+                console.print(f"       [dim]{json.dumps(result.answer, ensure_ascii=False)}[/dim]")
+
+        scores = evaluate(model, templates, samples=samples, seed=settings.llm.seed, on_result=show)
+        cells = {s.name: f"{s.rate:.0%} ({s.passed}/{len(s.results)})" for s in scores}
+        passed = sum(s.passed for s in scores)
+        total = sum(len(s.results) for s in scores)
+        cells["[bold]all[/bold]"] = f"{passed / total:.0%} ({passed}/{total})"
+        columns.append((label, cells, model.log.totals))
+        del model
+        gc.collect()  # free one model's memory before loading the next
+    table = Table(box=None, header_style="bold")
+    table.add_column("template")
+    for label, _, _ in columns:
+        table.add_column(label, justify="right")
+    for name in [t.name for t in templates] + ["[bold]all[/bold]"]:
+        table.add_row(name, *[cells.get(name, "-") for _, cells, _ in columns])
+    console.print(table)
+    for label, _, totals in columns:
+        console.print(f"{label}: {_totals_line(totals)}")

@@ -23,10 +23,10 @@ def action_for(places: list[str], **_: object) -> type[Answer]:
         "Action",
         __base__=Answer,
         place=(one_of(places), Field(description="a place from the list")),
-        emoji=(one_of(NAMES), Field(description="emoji word")),
+        object_state=(state_phrase(40, "state of the thing used"), ...),
         verb=(text(24, "verb"), ...),
         target=(text(40, "what or whom"), ...),
-        object_state=(state_phrase(40, "state of the thing used"), ...),
+        emoji=(one_of(NAMES), Field(description="emoji word")),
     )
 
 
@@ -42,16 +42,23 @@ class Placed:
 
 
 def place_action(
-    agent, *, now: str, here: str, home: str, activity: str, minutes: int, places: list[str]
+    agent,
+    *,
+    now: str,
+    here: str,
+    activity: str,
+    minutes: int,
+    places: list[str],
+    notes: dict[str, str],
 ) -> Placed:
     answer = agent.ask(
         ACT,
         now=now,
         here=here,
-        home=home,
         activity=activity,
         minutes=minutes,
         places=places,
+        notes=notes,
     )
     return Placed(
         answer.place, emoji(answer.emoji), answer.verb, answer.target, answer.object_state

@@ -50,7 +50,8 @@ def open_model(
     elif completer is None:
         from simulacra.llm.llama import LlamaCppModel
 
-        completer = LlamaCppModel(resolve_model(settings.model).path, settings)
+        resolved = resolve_model(settings.model, cache_dir=settings.cache_dir)
+        completer = LlamaCppModel(resolved.path, settings)
     if settings.cache:
         completer = ReplayCache(completer, settings.cache_dir / REPLAY_FILE)
     log = CallLog(log_dir / CALLS_FILE if log_dir is not None else None)

@@ -2,9 +2,10 @@
 
 A template file holds a ``description``, the ``schema`` its answer is bound to (``module:attr``,
 a pydantic model or a function of the template's variables returning one), the ``user`` text
-(Jinja2), and an ``[example]`` table of variables, so ``simulacra prompts try NAME`` runs it
-without any setup. Every prompt's system text is the shared preamble plus the agent's identity:
-the stable prefix llama.cpp keeps in its KV cache between calls.
+(Jinja2), an ``[example]`` table of variables, so ``simulacra prompts try NAME`` runs it
+without any setup, and ``[[case]]`` tables: variables plus checks on the answer, which
+``simulacra prompts eval`` scores. Every prompt's system text is the shared preamble plus the
+agent's identity: the stable prefix llama.cpp keeps in its KV cache between calls.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ class PromptTemplate:
     user: str
     example: dict[str, Any] = field(default_factory=dict)
     temperature: float | None = None  # e.g. low for choosing among places
+    cases: tuple[dict[str, Any], ...] = ()  # `simulacra prompts eval` cases: [[case]] tables
 
     def schema(self, **variables: Any) -> type[BaseModel]:
         """The answer schema; built from the variables when options exist only at run time."""
@@ -123,6 +125,7 @@ def load_template(path: Path) -> PromptTemplate:
         user=data["user"],
         example=data.get("example", {}),
         temperature=data.get("temperature"),
+        cases=tuple(data.get("case", [])),
     )
 
 

@@ -340,14 +340,15 @@ class Simulation:
         else:
             tile = self.state.tile_of(r.name)
             here = self.world.place_at(tile).address or "the street"
+            options = self.places.candidates(r, activity, tile)
             placed = place_action(
                 r.agent,
                 now=gametime.describe(now),
                 here=here,
-                home=self.world.phrase(r.persona.home),
                 activity=activity,
                 minutes=max(1, int((end - now).total_seconds() // 60)),
-                places=self.places.candidates(r, activity, self.state.tile_of(r.name)),
+                places=options.places,
+                notes=options.notes,
             )
             action = Action(
                 activity,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from simulacra.embed import Embedder
@@ -17,38 +19,90 @@ HERE_BONUS = 0.05
 HOME_OR_WORK_BONUS = 0.05
 
 
+@dataclass(frozen=True)
+class Candidates:
+    """The places offered for one action, each with what the model should know about it."""
+
+    places: list[str]
+    notes: dict[str, str]  # place -> "home", "workplace", "where they are now"
+
+
 class PlaceChooser:
     """Ranks the places an agent knows by how well they suit an activity: over-fetch by
-    meaning, then favour where the agent is, home and work, and keep the best few."""
+    meaning, then favour where the agent is, home and work, and keep the best few.
+
+    Other people's homes are never offered: a model that is only shown a bed cannot know it is
+    Klaus's. Within a shared house (a dorm) its residents share the rooms nobody lives in.
+    """
 
     def __init__(self, world: World, embedder: Embedder, choices: int) -> None:
         self.world = world
         self.embedder = embedder
         self.choices = choices
         self._vectors: dict[str, np.ndarray] = {}
+        self._homes = {p.name: _arena_or_sector(p.home) for p in world.personas}
 
-    def candidates(self, r: Resident, activity: str, tile: Tile) -> list[str]:
+    def allowed(self, name: str, place: str) -> bool:
+        """Whether ``name`` may use ``place``: not another's room, not a house they don't
+        live in."""
+        mine = self._homes.get(name, "")
+        sector = place.split(":")[0].strip()
+        for owner, home in self._homes.items():
+            if owner == name or home == mine:
+                continue
+            if place == home or place.startswith(home + ":"):
+                return False  # someone else's room (or their whole apartment)
+        residents_here = [h for h in self._homes.values() if h.split(":")[0].strip() == sector]
+        return not residents_here or mine.split(":")[0].strip() == sector
+
+    def candidates(self, r: Resident, activity: str, tile: Tile) -> Candidates:
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
+        known = [p for p in known if self.allowed(r.name, p)]
         here = self.world.place_at(tile)
         if not known:
-            return [here.address or r.persona.home]
+            return Candidates([here.address or r.persona.home], {})
         missing = [p for p in known if p not in self._vectors]
         if missing:
             self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
         query = self.embedder.embed_one(activity)
         room = f"{here.sector}: {here.arena}" if here.arena else None
-        familiar = {r.persona.home.split(":")[0], (r.persona.workplace or "").split(":")[0]}
+        home = r.persona.home.split(":")[0]
+        work = (r.persona.workplace or "").split(":")[0]
 
         def score(place: str) -> float:
             s = float(self._vectors[place] @ query)
             if room and place.startswith(room):
                 s += HERE_BONUS
-            if place.split(":")[0] in familiar:
+            if place.split(":")[0] in (home, work):
                 s += HOME_OR_WORK_BONUS
             return s
 
-        return sorted(known, key=lambda p: (-score(p), p))[: self.choices]
+        ranked = sorted(known, key=lambda p: (-score(p), p))
+        chosen = ranked[: self.choices]
+        # The best place at work and at home are always among the options: a cafe owner's
+        # "working at the counter" must be placeable at the cafe even if a pub scores higher.
+        for sector in (work, home):
+            best = next((p for p in ranked if sector and p.startswith(sector)), None)
+            if best is not None and best not in chosen:
+                chosen[-1:] = [best]
+        notes = {}
+        for place in chosen:
+            sector = place.split(":")[0]
+            if sector == home:
+                notes[place] = "home"
+            elif sector == work:
+                notes[place] = "workplace"
+            if room and place.startswith(room):
+                notes[place] = (notes.get(place, "") + ", where they are now").lstrip(", ")
+        return Candidates(chosen, notes)
+
+
+def _arena_or_sector(home: str) -> str:
+    """A home's private part: the whole sector when it is named for its people ("Isabella
+    Rodriguez's apartment", "Lin family's house"), else the room ("Dorm: Maria's room")."""
+    sector = home.split(":")[0].strip()
+    return sector if "'s " in sector else home.strip()
 
 
 def bed_of(world: World, persona: ResidentPersona) -> str:

@@ -1,0 +1,275 @@
+"""`simulacra prompts eval`: every template's cases, run against a model and scored.
+
+A case is a ``[[case]]`` table in a template file: variables laid over the template's
+``[example]``, and checks on the parsed answer. A check names a field of the answer (a dotted
+path such as ``ratings.1``; ``*`` is the whole answer as text; ``values`` is every value of the
+answer's top level) and one test on it:
+
+    is, is_not, one_of        the value equals / differs from / is among the given
+    starts_with               the text starts with one of the given
+    mentions, avoids          the text (case-insensitive) contains any / none of the words
+    between = [lo, hi]        a number or an "HH:MM" time within bounds, inclusive
+    greater_than = "FIELD"    a number greater than another field's
+    distinct_at_least = N     a list (or ``values``) holds at least N different texts
+    max_share = F             no text fills more than the share F of a list
+    cites_support = true      reflection insights: each shares a content word with a
+                              statement it cites
+    differs_from = "VAR"      the text is not a copy of a variable (the last line said, say)
+
+The grammar guarantees the shape; these checks measure the meaning, so a prompt change is
+judged by numbers rather than by one good-looking answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from simulacra.errors import UserError
+from simulacra.llm.interface import LanguageModel, ModelOutputError
+from simulacra.llm.templates import PromptTemplate
+
+Failure = str | None  # why a check failed, or None when it passed
+
+
+@dataclass(frozen=True)
+class Check:
+    field: str
+    kind: str
+    arg: Any
+
+    def describe(self) -> str:
+        return f"{self.field} {self.kind} {json.dumps(self.arg, ensure_ascii=False)}"
+
+
+@dataclass(frozen=True)
+class Case:
+    template: PromptTemplate
+    name: str
+    variables: dict[str, Any]
+    checks: tuple[Check, ...]
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    sample: int
+    answer: dict[str, Any] | None
+    failures: list[str]
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures
+
+
+@dataclass
+class TemplateScore:
+    name: str
+    results: list[CaseResult] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.results)
+
+    @property
+    def rate(self) -> float:
+        return self.passed / len(self.results) if self.results else 0.0
+
+
+def cases_of(template: PromptTemplate) -> list[Case]:
+    cases = []
+    for i, raw in enumerate(template.cases, start=1):
+        where = f"case {i}"
+        if not isinstance(raw.get("name"), str):
+            raise UserError("a case needs a name", file=template.path, field=where)
+        variables = {**template.example, **raw.get("vars", {})}
+        checks = tuple(_parse_check(c, template, f"{where} ({raw['name']})") for c in raw["check"])
+        cases.append(Case(template, raw["name"], variables, checks))
+    return cases
+
+
+def _parse_check(raw: dict[str, Any], template: PromptTemplate, where: str) -> Check:
+    kinds = [k for k in raw if k != "field"]
+    if "field" not in raw or len(kinds) != 1 or kinds[0] not in CHECKS:
+        raise UserError(
+            f"a check needs a field and one of {', '.join(CHECKS)}",
+            file=template.path,
+            field=where,
+        )
+    return Check(raw["field"], kinds[0], raw[kinds[0]])
+
+
+def evaluate(
+    model: LanguageModel,
+    templates: Iterable[PromptTemplate],
+    *,
+    samples: int = 1,
+    seed: int = 42,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> list[TemplateScore]:
+    """Run every case ``samples`` times; cases of one template run together, so the template's
+    shared prefix stays in llama.cpp's KV cache."""
+    scores = []
+    for template in templates:
+        score = TemplateScore(template.name)
+        for case in cases_of(template):
+            for sample in range(samples):
+                result = run_case(model, case, sample, seed + sample)
+                score.results.append(result)
+                if on_result is not None:
+                    on_result(result)
+        if score.results:
+            scores.append(score)
+    return scores
+
+
+def run_case(model: LanguageModel, case: Case, sample: int, seed: int) -> CaseResult:
+    variables = dict(case.variables)
+    identity = variables.pop("identity", "")
+    try:
+        answer: BaseModel = case.template.ask(
+            model, identity=identity, agent=variables.get("name"), seed=seed, **variables
+        )
+    except ModelOutputError as e:
+        return CaseResult(case, sample, None, [f"no valid answer: {e}"])
+    data = answer.model_dump(by_alias=True, mode="json")
+    failures = []
+    for check in case.checks:
+        why = CHECKS[check.kind](_get(data, check.field), check.arg, data, case.variables)
+        if why:
+            failures.append(f"{check.field}: {why}")
+    return CaseResult(case, sample, data, failures)
+
+
+def _get(data: dict[str, Any], path: str) -> Any:
+    if path == "*":
+        return json.dumps(data, ensure_ascii=False)
+    if path == "values":
+        return list(data.values())
+    value: Any = data
+    for part in path.split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return value
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _words(value: Any) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, str) and re.fullmatch(r"\d{1,2}:\d{2}", value):
+        hours, minutes = value.split(":")
+        return int(hours) * 60 + int(minutes)
+    return float(value)
+
+
+def _is(value, arg, *_) -> Failure:
+    return None if value == arg else f"is {value!r}, wanted {arg!r}"
+
+
+def _is_not(value, arg, *_) -> Failure:
+    return None if value != arg else f"is {value!r}"
+
+
+def _one_of(value, arg, *_) -> Failure:
+    return None if value in arg else f"{value!r} is none of {arg}"
+
+
+def _starts_with(value, arg, *_) -> Failure:
+    text = _text(value)
+    return None if any(text.startswith(a) for a in _words(arg)) else f"{text!r} starts otherwise"
+
+
+def _mentions(value, arg, *_) -> Failure:
+    text = _text(value).lower()
+    return None if any(w.lower() in text for w in _words(arg)) else f"mentions none of {arg}"
+
+
+def _avoids(value, arg, *_) -> Failure:
+    text = _text(value).lower()
+    found = [w for w in _words(arg) if w.lower() in text]
+    return f"mentions {found}" if found else None
+
+
+def _between(value, arg, *_) -> Failure:
+    lo, hi = arg
+    ok = _number(lo) <= _number(value) <= _number(hi)
+    return None if ok else f"{value} is outside {lo}-{hi}"
+
+
+def _greater_than(value, arg, data, _) -> Failure:
+    other = _get(data, arg)
+    return None if _number(value) > _number(other) else f"{value} is not above {arg} ({other})"
+
+
+def _normalised(values: list[Any]) -> list[str]:
+    return [" ".join(_text(v).lower().split()) for v in values]
+
+
+def _distinct_at_least(value, arg, *_) -> Failure:
+    n = len(set(_normalised(value)))
+    return None if n >= arg else f"only {n} different, wanted {arg}"
+
+
+def _max_share(value, arg, *_) -> Failure:
+    items = _normalised(value)
+    text, count = Counter(items).most_common(1)[0]
+    share = count / len(items)
+    return None if share <= arg else f"{text!r} fills {share:.0%} (at most {arg:.0%})"
+
+
+_STOP = {
+    *("about", "after", "again", "their", "there", "these", "those", "which", "while", "with"),
+    *("would", "could", "should", "being", "other", "into", "from", "have", "that", "this"),
+    *("what", "when", "where", "your", "they", "them", "then", "than", "very", "much"),
+}
+
+
+def _content_words(text: str, ignore: set[str]) -> set[str]:
+    words = {w for w in re.findall(r"[a-z]{4,}", text.lower())}
+    return words - _STOP - ignore
+
+
+def _cites_support(value, arg, data, variables) -> Failure:
+    memories = variables.get("memories", [])
+    ignore = set(re.findall(r"[a-z]+", str(variables.get("name", "")).lower()))
+    for item in value:
+        cited = [memories[n - 1] for n in item["because"] if 0 < n <= len(memories)]
+        mine = _content_words(item["insight"], ignore)
+        if not any(mine & _content_words(m, ignore) for m in cited):
+            return f"{item['insight']!r} shares nothing with what it cites {item['because']}"
+    return None
+
+
+def _differs_from(value, arg, data, variables) -> Failure:
+    other = variables.get(arg)
+    if isinstance(other, list) and other:
+        other = other[-1].get("text") if isinstance(other[-1], dict) else other[-1]
+    same = _normalised([value]) == _normalised([other])
+    return f"repeats {arg}" if same else None
+
+
+CHECKS: dict[str, Callable[[Any, Any, dict, dict], Failure]] = {
+    "is": _is,
+    "is_not": _is_not,
+    "one_of": _one_of,
+    "starts_with": _starts_with,
+    "mentions": _mentions,
+    "avoids": _avoids,
+    "between": _between,
+    "greater_than": _greater_than,
+    "distinct_at_least": _distinct_at_least,
+    "max_share": _max_share,
+    "cites_support": _cites_support,
+    "differs_from": _differs_from,
+}

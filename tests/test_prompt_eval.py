@@ -1,0 +1,66 @@
+"""`simulacra prompts eval`: cases in the template files, checks, scoring and the command."""
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from simulacra.cli import cli
+from simulacra.llm.prompt_eval import CHECKS, cases_of, evaluate
+from simulacra.llm.templates import all_templates, find_template
+
+
+def test_every_template_carries_cases_with_known_checks():
+    for name, template in all_templates().items():
+        cases = cases_of(template)
+        assert cases, f"{name} has no [[case]]"
+        for case in cases:
+            assert case.checks, f"{name}: {case.name} checks nothing"
+            assert all(c.kind in CHECKS for c in case.checks)
+            # Every case renders and has a schema: a typo in its variables fails here.
+            case.template.render(**case.variables)
+            case.template.schema(**case.variables)
+
+
+def test_scoring_counts_passes_and_says_why_a_case_failed(scripted):
+    importance = find_template("importance")
+    # Rate every memory 2: "asking out above brushing teeth" fails, "bed is mundane" passes.
+    model = scripted({"importance": lambda r: {"ratings": [2] * r.user.count("Memory ")}})
+    (score,) = evaluate(model, [importance])
+    by_name = {r.case.name: r for r in score.results}
+    assert by_name["making the bed is mundane"].passed
+    failed = by_name["asking someone out matters more than brushing teeth"]
+    assert not failed.passed and "is not above ratings.0" in failed.failures[0]
+    assert score.passed == 1 and len(score.results) == 4
+    assert 0 < score.rate < 1
+
+
+def test_text_checks():
+    data = {"says": "The party starts at 5 pm!", "values": ["a", "a", "b"]}
+    assert CHECKS["mentions"](data["says"], ["five", "5"], data, {}) is None
+    assert CHECKS["avoids"](data["says"], ["party"], data, {})
+    assert CHECKS["max_share"](["a", "a", "b"], 0.5, data, {})
+    assert CHECKS["distinct_at_least"](["a", "A ", "b"], 2, data, {}) is None
+    assert CHECKS["between"]("06:15", ["05:30", "06:30"], data, {}) is None
+    assert CHECKS["between"]("07:15", ["05:30", "06:30"], data, {})
+    history = [{"speaker": "A", "text": "Hello there"}]
+    assert CHECKS["differs_from"]("hello  there", "history", data, {"history": history})
+
+
+def test_cites_support_wants_shared_words_with_the_cited_statements():
+    variables = {"name": "Klaus Mueller", "memories": ["Klaus reads about gentrification", "rain"]}
+    good = [{"insight": "Klaus Mueller cares about gentrification", "because": [1]}]
+    bad = [{"insight": "Klaus Mueller cares about gentrification", "because": [2]}]
+    assert CHECKS["cites_support"](good, True, {}, variables) is None
+    assert CHECKS["cites_support"](bad, True, {}, variables)
+
+
+@pytest.mark.real
+def test_prompts_eval_runs_on_the_real_small_model(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["prompts", "eval", "importance", "decide"])
+    assert result.exit_code == 0, result.output
+    assert "importance" in result.output and "decide" in result.output
+    assert "all" in result.output and "prompt tokens" in result.output
+    calls = next(tmp_path.glob("runs/prompts/eval-*/calls.jsonl")).read_text().splitlines()
+    assert {json.loads(c)["template"] for c in calls} == {"importance", "decide"}
