@@ -227,8 +227,9 @@ def test_an_answer_off_the_schema_is_retried_with_another_seed_then_fails(fake, 
 
 def test_a_server_without_json_schema_gets_the_json_object_form(fake):
     def llama_cpp_python(body):
-        if body["response_format"]["type"] != "json_object":
-            return 422, {"detail": [{"msg": "Input should be 'text' or 'json_object'"}]}
+        if body["response_format"]["type"] != "json_object":  # as llama-cpp-python says it
+            error = "('body', 'response_format', 'type'): Input should be 'text' or 'json_object'"
+            return 500, {"error": {"message": error}}
         assert body["response_format"]["schema"]["properties"]["mood"]["enum"]
         return 200, completion(json.dumps(GOOD))
 

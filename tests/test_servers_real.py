@@ -198,15 +198,20 @@ def test_vectors_live_on_a_chroma_server(tmp_path, chroma_server, word_embedder)
 
     # A copy of the store (a forked run) gets collections of its own, refilled from SQLite.
     shutil.copytree(tmp_path / "store", tmp_path / "fork")
+    namespaces = set()
     for where in ("store", "fork"):
         store = MemoryStore(tmp_path / where, vector_server=chroma_server)
+        namespaces.add(store._vectors.namespace)
         stream = store.stream("Klaus Mueller", word_embedder, RetrievalSettings())
+        assert stream._vectors.all()[0] == [1]
         stream.add([NewMemory(f"Klaus is writing in the {where}", importance=3)], T0)
         store.commit()
-        (hit,) = stream.retrieve(f"writing in the {where}", T0, k=1)
-        assert hit.record.description == f"Klaus is writing in the {where}"
-        assert sorted(stream._vectors.all()[0]) == [1, 2]
+        ids, vectors = stream._vectors.all()
+        assert sorted(ids) == [1, 2]
+        fresh = word_embedder.embed_one(f"Klaus is writing in the {where}")
+        assert np.allclose(vectors[ids.index(2)], fresh, atol=1e-5)
         store.close()
+    assert len(namespaces) == 2
 
 
 def test_a_run_keeps_its_vectors_on_the_chroma_server(tmp_path, chroma_server):

@@ -45,3 +45,42 @@ def test_batches_larger_than_chromas_limit_are_split(tmp_path):
     assert vectors.count() == 7000
     vectors.delete(list(range(6500)))
     assert vectors.count() == 500
+
+
+def test_server_urls_are_checked():
+    import pytest
+
+    from simulacra.errors import UserError
+    from simulacra.memory.vectors import server_address
+
+    assert server_address("http://127.0.0.1:8000") == ("127.0.0.1", 8000, False)
+    assert server_address("https://chroma.lan:443/") == ("chroma.lan", 443, True)
+    for bad in ("127.0.0.1:8000", "http://host", "ftp://h:1", "http://h:port"):
+        with pytest.raises(UserError, match="not a Chroma server URL"):
+            server_address(bad)
+
+
+def test_each_store_has_its_own_namespace_on_a_server(tmp_path):
+    import shutil
+
+    from simulacra.memory import MemoryStore
+
+    first = MemoryStore(tmp_path / "run")._namespace()
+    assert MemoryStore(tmp_path / "run")._namespace() == first  # stable on reopening
+    shutil.copytree(tmp_path / "run", tmp_path / "fork")
+    assert MemoryStore(tmp_path / "fork")._namespace() != first  # a copy gets its own
+    name = collection_name("A" * 200, first)
+    assert name.startswith(first) and len(name) <= 63
+    assert collection_name("Klaus Mueller") == collection_name("Klaus Mueller", "")
+
+
+def test_a_chroma_url_that_is_not_one_is_a_one_line_error(tmp_path, capsys):
+    import pytest
+
+    from simulacra.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "worlds/smallville-3", "--chroma", "localhost", "--out", str(tmp_path / "r")])
+    assert exited.value.code == 2
+    assert "not a Chroma server URL" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

@@ -188,10 +188,13 @@ class ServerModel:
             raise _Retryable(f"no answer within {self.settings.server_timeout:g} s") from e
         except httpx.HTTPError as e:  # refused, reset, DNS: the server is not (yet) there
             raise _Retryable(f"could not connect ({type(e).__name__}: {e})") from e
-        if response.status_code >= 500 or response.status_code in (408, 429):
-            raise _Retryable(f"HTTP {response.status_code}: {_message(response)}")
-        if response.status_code >= 400:
-            raise _Rejected(response.status_code, _message(response))
+        status = response.status_code
+        if status >= 400:
+            message = _message(response)
+            # llama-cpp-python's server reports a request it cannot validate as a 500.
+            if status < 500 and status not in (408, 429) or "response_format" in message:
+                raise _Rejected(status, message)
+            raise _Retryable(f"HTTP {status}: {message}")
         try:
             return response.json()
         except ValueError as e:
