@@ -97,7 +97,12 @@ def after_chat(request: Request) -> dict:
 
 def rate(request: Request) -> dict:
     lines = re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE)
-    return {"ratings": ["important" if "party" in line.lower() else "minor" for line in lines]}
+    return {
+        "ratings": [
+            {"about": "it", "level": "important" if "party" in line.lower() else "minor"}
+            for line in lines
+        ]
+    }
 
 
 SCRIPTS = {

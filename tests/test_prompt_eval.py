@@ -25,12 +25,18 @@ def test_every_template_carries_cases_with_known_checks():
 def test_scoring_counts_passes_and_says_why_a_case_failed(scripted):
     importance = find_template("importance")
     # Rate every memory 2: "asking out above brushing teeth" fails, "bed is mundane" passes.
-    model = scripted({"importance": lambda r: {"ratings": ["trivial"] * r.user.count("Memory ")}})
+    model = scripted(
+        {
+            "importance": lambda r: {
+                "ratings": [{"about": "x", "level": "trivial"}] * r.user.count("Memory ")
+            }
+        }
+    )
     (score,) = evaluate(model, [importance])
     by_name = {r.case.name: r for r in score.results}
     assert by_name["making the bed is mundane"].passed
     failed = by_name["asking someone out matters more than brushing teeth"]
-    assert not failed.passed and "is not above ratings.0" in failed.failures[0]
+    assert not failed.passed and "is not above ratings.0.level" in failed.failures[0]
     assert score.passed == 1 and len(score.results) == 4
     assert 0 < score.rate < 1
 

@@ -5,9 +5,13 @@ tells another is retrievable by the listener later."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from simulacra import gametime
 from simulacra.interfaces import Mind
@@ -31,8 +35,16 @@ class Line:
         return f"{self.speaker}: {self.text}"
 
 
+# Small models write the transcript's "Name: " before a line; the line is the words alone.
+_SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}:\s+")
+
+
+def _words_only(line: str) -> str:
+    return _SPEAKER.sub("", line, count=1).strip() or line
+
+
 class UtteranceAnswer(Answer):
-    says: text(280, "what they say")
+    says: Annotated[text(280, "their own words only, without a name"), AfterValidator(_words_only)]
     end: bool
 
 

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, create_model
 
 from simulacra.llm.interface import LanguageModel
-from simulacra.llm.schema import Answer, one_of
+from simulacra.llm.schema import Answer, one_of, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory.record import Kind, NewMemory
 
@@ -24,13 +24,19 @@ Rating = Annotated[one_of(list(LEVELS)), AfterValidator(LEVELS.__getitem__)]
 TRIVIAL = 1
 
 
+class Rated(Answer):
+    # Naming the event first keeps small models from giving every memory the first level.
+    about: text(40, "what happened, in a few words")
+    level: Rating
+
+
 def ratings_for(memories: Sequence[str], **_: object) -> type[Answer]:
-    """Exactly one 1-10 rating per memory, so a batch is scored in one call."""
+    """Exactly one rating per memory, so a batch is scored in one call."""
     n = len(memories)
     return create_model(
         "Ratings",
         __base__=Answer,
-        ratings=(list[Rating], Field(min_length=n, max_length=n)),
+        ratings=(list[Rated], Field(min_length=n, max_length=n)),
     )
 
 
@@ -69,7 +75,7 @@ def rate(
             name=name,
             memories=[rated[i].description for i in todo],
         )
-        for i, rating in zip(todo, answer.ratings, strict=True):
+        for i, rating in zip(todo, (r.level for r in answer.ratings), strict=True):
             rated[i] = replace(rated[i], importance=rating)
             if rated[i].kind is Kind.OBSERVATION:
                 known[rated[i].description] = rating
