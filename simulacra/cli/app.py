@@ -78,6 +78,7 @@ def register() -> None:
     # Each command group registers itself on import.
     from simulacra.cli import (
         agent_commands,  # noqa: F401
+        feed_commands,  # noqa: F401
         model_commands,  # noqa: F401
         sim_commands,  # noqa: F401
         view_commands,  # noqa: F401
