@@ -37,12 +37,17 @@ def options(request) -> list[int]:
 def react_on_idols(request):
     """React to idol talk, ignore the rest: what a good model would do."""
     text = newest(request).lower()
-    on_topic = any(w in text for w in ("stage", "song", "idol", "nova", "parfait", "encore"))
+    on_topic = any(
+        w in text for w in ("stage", "song", "idol", "nova", "parfait", "encore", "debut")
+    )
     ended = any(w in text for w in ("bye", "thanks", "see you"))
     choice = "react" if on_topic and not ended else "ignore"
     target = int(re.search(r"The newest message is #(\d+)", request.user).group(1))
-    return {"thought": f"it is {'idol talk' if choice == 'react' else 'not for me'}",
-            "reaction": choice, "target": target}
+    return {
+        "thought": f"it is {'idol talk' if choice == 'react' else 'not for me'}",
+        "reaction": choice,
+        "target": target,
+    }
 
 
 def write_world(tmp_path: Path, *, rules: str = "", posts: str | None = None) -> Path:
@@ -191,12 +196,10 @@ def test_a_chain_past_max_chain_has_ended_without_asking(tmp_path, feed):
 
 def test_each_wake_observes_at_most_per_wake_and_continues_from_the_cursor(tmp_path, feed):
     run, backend = feed(world=write_world(tmp_path, rules="per_wake = 2"))
-    run.run(0.75)  # wakes at 12:00 (nothing posted yet) and 12:30 (nothing yet)
-    assert run.board.decisions() == []
-    run.run(0.5)  # 13:00: three posts are out; the cap leaves one for 13:30
+    run.run(0.25)  # wakes at 13:00: three posts are out; the cap leaves one for 13:30
     assert [d.message for d in run.board.decisions()] == [1, 2]
-    run.run(0.5)  # 13:30
-    assert [d.message for d in run.board.decisions()] == [1, 2, 3, 4]
+    run.run(0.25)  # 13:30 (the end is inclusive): the third post, and the one of 13:20
+    assert [d.message for d in run.board.decisions()] == [1, 2, 3, 4]  # 4 was posted at 13:20
     run.run(1)
     humans = [m.id for m in run.board.messages() if not m.by_agent]
     assert sorted(d.message for d in run.board.decisions()) == humans
@@ -252,10 +255,10 @@ def test_kill_and_resume_neither_replies_twice_nor_skips(tmp_path, feed, kill):
 def test_the_clock_and_schedule_survive_reopening(tmp_path, feed):
     run, _ = feed()
     run.run(1)
-    assert run.now.hour == 13 and run.agents[0].next_wake.strftime("%H:%M") == "13:30"
+    assert run.now.hour == 14 and run.agents[0].next_wake.strftime("%H:%M") == "14:30"
     run.close()
     again, _ = feed(reopen=True)
-    assert again.now.hour == 13 and again.agents[0].next_wake.strftime("%H:%M") == "13:30"
+    assert again.now.hour == 14 and again.agents[0].next_wake.strftime("%H:%M") == "14:30"
 
 
 # -- action, insight, the award question, summarise --------------------------------------
@@ -278,7 +281,11 @@ def test_insight_memories_answer_a_later_award_question(tmp_path, feed):
     fact = "Starlight Nova, a debut group, opened its 12:30 Hot Stage with the new song Comet Letter, which fans found moving"
 
     def insight(request):
-        return {"facts": [fact if "Starlight Nova" in request.user else "Peach Parfait did an encore twice"]}
+        return {
+            "facts": [
+                fact if "Starlight Nova" in request.user else "Peach Parfait did an encore twice"
+            ]
+        }
 
     run, backend = feed({"feed_insight": insight, "interview": {"answer": "Starlight Nova!"}})
     run.run(2)
@@ -300,7 +307,7 @@ def test_low_value_memories_are_folded_and_leave_retrieval(tmp_path, feed):
     assert backend.calls("feed_summarise")
     agent = run.agent("Hikari")
     assert agent.stream.hidden
-    folded = {r.id for r in agent.memories("festival stages", k=50)}
+    folded = {hit.record.id for hit in agent.memories("festival stages", k=50)}
     assert not folded & agent.stream.hidden
     summary = [r for r in agent.stream if r.description.startswith("Hikari heard")]
     assert summary and set(summary[0].evidence) <= agent.stream.hidden
@@ -314,6 +321,8 @@ def test_low_value_memories_are_folded_and_leave_retrieval(tmp_path, feed):
 
 def test_posting_checks_its_input(tmp_path, feed):
     run, _ = feed()
+    with pytest.raises(UserError, match="no message #4 on the feed yet"):
+        run.post("ann", "hello", reply_to=4)  # scheduled for 13:20; the clock says 13:00
     with pytest.raises(UserError, match="no message #99"):
         run.post("ann", "hello", reply_to=99)
     with pytest.raises(UserError, match="is an agent"):
@@ -325,8 +334,10 @@ def test_posting_checks_its_input(tmp_path, feed):
 def test_a_world_with_a_bad_reply_to_is_one_line_error(tmp_path):
     from simulacra.feed import load_world
 
-    world = write_world(tmp_path, posts='[[post]]\nauthor = "a"\nat = 2023-08-05T12:00:00\n'
-                        'reply_to = "nope"\ntext = "x"\n')
+    world = write_world(
+        tmp_path,
+        posts='[[post]]\nauthor = "a"\nat = 2023-08-05T12:00:00\nreply_to = "nope"\ntext = "x"\n',
+    )
     with pytest.raises(UserError, match=r"posts.toml: post\[1\].reply_to"):
         load_world(world)
     (world / "characters" / "hikari.toml").write_text('name = "Hikari"\nage = 19\n')

@@ -59,7 +59,9 @@ def feed_post(directory: Path, text: str, author: str, reply_to: int | None) -> 
     finally:
         board.close()
     where = f" (reply to #{message.parent})" if message.parent else ""
-    console.print(f"#{message.id}{where} {message.author} at {message.posted:%H:%M}: {message.text}")
+    console.print(
+        f"#{message.id}{where} {message.author} at {message.posted:%H:%M}: {message.text}"
+    )
 
 
 @feed.command("run")

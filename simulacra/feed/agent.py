@@ -40,6 +40,11 @@ class FeedAgent(GenerativeAgent):
         """Memories, cursor and schedule together, in one transaction."""
         self._commit()
 
+    def close(self) -> None:
+        """Let go of the memory store; anything not committed is rolled back, as in a kill."""
+        if self._store is not None:
+            self._store.close()
+
     def visible(self) -> list[MemoryRecord]:
         """Memories retrieval can still return (not folded into a summary), oldest first."""
         return sorted(

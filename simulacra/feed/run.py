@@ -33,10 +33,10 @@ from simulacra.feed.world import (
     FEED_FILE,
     Character,
     FeedInfo,
-    read_toml,
-    validated,
     load_character,
     load_world,
+    read_toml,
+    validated,
 )
 from simulacra.llm import LanguageModel, open_model
 from simulacra.memory.record import Kind, NewMemory
@@ -102,6 +102,7 @@ class FeedRun:
         model = model or open_model(settings.llm, log_dir=directory)
         embedder = embedder or open_embedder(settings.embed, settings.llm.cache_dir)
         start = world.info.start
+        agents = []
         for character in world.characters:
             agent = FeedAgent.create(
                 directory / AGENTS_DIR / slug(character.name),
@@ -113,6 +114,7 @@ class FeedRun:
             )
             agent.next_wake = start
             agent.commit()
+            agents.append(agent)
         board = Board(directory)
         refs: dict[str, int] = {}
         for post in world.posts:
@@ -121,8 +123,7 @@ class FeedRun:
             if post.ref:
                 refs[post.ref] = message.id
         board.set_now(start)  # the board's clock is set last: it marks a finished `new`
-        board.close()
-        return cls.open(directory, settings=settings, model=model, embedder=embedder)
+        return cls(directory, world.info, world.characters, agents, board)
 
     @classmethod
     def open(
@@ -170,6 +171,8 @@ class FeedRun:
 
     def close(self) -> None:
         self.board.close()
+        for agent in self.agents:
+            agent.close()
 
     @property
     def now(self) -> datetime:
@@ -212,9 +215,7 @@ class FeedRun:
         """One wake-up: observe, then react, act and remember, message by message."""
         rules = self.rules
         character = self.characters[agent.name]
-        messages = self.board.after(
-            agent.cursor, at, skip_author=agent.name, limit=rules.per_wake
-        )
+        messages = self.board.after(agent.cursor, at, skip_author=agent.name, limit=rules.per_wake)
         recent = ""
         if messages:
             agent.refresh_summary(at)
@@ -303,9 +304,7 @@ class FeedRun:
         batch = low[: self.rules.fold_after]
         statements = steps.summarise(agent, batch)
         evidence = tuple(r.id for r in batch)
-        agent.remember(
-            [NewMemory(s, Kind.REFLECTION, evidence=evidence) for s in statements], at
-        )
+        agent.remember([NewMemory(s, Kind.REFLECTION, evidence=evidence) for s in statements], at)
         agent.stream.hidden.update(evidence)
         agent.commit()
 
@@ -330,9 +329,11 @@ def post_to(
     author, text = " ".join(author.split()), text.strip()
     if not author or not text:
         raise UserError("a post needs an author and some text", field="--as / TEXT")
-    if reply_to is not None and board.find(reply_to) is None:
+    parent = board.find(reply_to) if reply_to is not None else None
+    if reply_to is not None and (parent is None or parent.posted > board.now):
+        # A scheduled post of the world that the feed's clock has not reached is not out yet.
         raise UserError(
-            f"no message #{reply_to}",
+            f"no message #{reply_to} on the feed yet",
             field="--reply-to",
             fix="see the ids with `simulacra feed show DIR`",
         )

@@ -32,8 +32,10 @@ def render_threads(directory: Path, *, thoughts: bool = False) -> Iterator[str]:
 
     def walk(message: Message, depth: int) -> Iterator[str]:
         indent = "  " * depth + ("└ " if depth else "")
-        who = f"[bold magenta]{escape(message.author)}[/]" if message.by_agent else (
-            f"[bold]{escape(message.author)}[/]"
+        who = (
+            f"[bold magenta]{escape(message.author)}[/]"
+            if message.by_agent
+            else (f"[bold]{escape(message.author)}[/]")
         )
         yield f"{indent}#{message.id} {who} [dim]{message.posted:%H:%M}[/] {escape(message.text)}"
         if thoughts:

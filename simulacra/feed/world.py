@@ -1,9 +1,9 @@
 """A feed world: a folder of editable TOML files.
 
-    feed.toml            name, description, start time, and the [rules] of the schedule
-    characters/*.toml    one agent character each: the persona fields plus its interests
-    posts.toml           [[post]] entries written by people: author, text, time, and an
-                         optional ref that later posts' reply_to may name
+feed.toml            name, description, start time, and the [rules] of the schedule
+characters/*.toml    one agent character each: the persona fields plus its interests
+posts.toml           [[post]] entries written by people: author, text, time, and an
+                     optional ref that later posts' reply_to may name
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ class Rules(_Strict):
     max_chain: int = Field(
         12, ge=2, description="messages in a thread chain beyond which a conversation has ended"
     )
-    low_value: int = Field(3, ge=1, le=10, description="importance at or below which a memory folds")
+    low_value: int = Field(
+        3, ge=1, le=10, description="importance at or below which a memory folds"
+    )
     fold_after: int = Field(8, ge=2, description="low-value memories that trigger a summary")
 
 
@@ -94,7 +96,9 @@ def read_toml(path: Path) -> dict:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise UserError("missing file", file=path, fix="see worlds/fan-feed/ for an example") from None
+        raise UserError(
+            "missing file", file=path, fix="see worlds/fan-feed/ for an example"
+        ) from None
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"not valid TOML: {e}", file=path) from None
 

@@ -30,9 +30,7 @@ def feed_json(directory: Path) -> bytes:
         "description": info.get("description", ""),
         "clock": clock.isoformat(),
         "agents": agents,
-        "messages": [
-            {**asdict(m), "posted": m.posted.isoformat()} for m in messages
-        ],
+        "messages": [{**asdict(m), "posted": m.posted.isoformat()} for m in messages],
         "decisions": [{**asdict(d), "at": d.at.isoformat()} for d in decisions],
     }
     return json.dumps(data, ensure_ascii=False).encode("utf-8")

@@ -1,0 +1,65 @@
+"""The social feed end to end on the real stack (SmolLM2-135M in llama.cpp, the real
+embedder, Chroma, SQLite), through the README's commands. The small model's judgement is
+poor; what is tested is that every step's answer parses and lands where it should."""
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.real
+
+WORLD = Path(__file__).resolve().parent.parent / "worlds" / "fan-feed"
+
+
+def simulacra(*args, cwd):
+    return subprocess.run(
+        [sys.executable, "-m", "simulacra", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=os.environ.copy(),
+    )
+
+
+def test_the_readme_feed_runs_on_the_embedded_model(tmp_path):
+    made = simulacra("feed", "new", "fans", "--world", str(WORLD), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    assert "5 messages" in made.stdout and "Hikari" in made.stdout
+    posted = simulacra(
+        "feed",
+        "post",
+        "fans",
+        "--as",
+        "yui",
+        "Starlight Nova's stage made me cry",
+        "--reply-to",
+        "1",
+        cwd=tmp_path,
+    )
+    assert posted.returncode == 0 and posted.stdout.startswith("#6 (reply to #1) yui"), (
+        posted.stderr
+    )
+    ran = simulacra("feed", "run", "fans", "--hours", "1", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    db = sqlite3.connect(tmp_path / "fans" / "feed.sqlite")
+    humans = [r[0] for r in db.execute("SELECT id FROM messages WHERE by_agent = 0 ORDER BY id")]
+    decided = [r[0] for r in db.execute("SELECT message FROM decisions ORDER BY message")]
+    assert decided == humans  # every message read once, whatever the small model decided
+    for reply, parent in db.execute("SELECT id, parent FROM messages WHERE by_agent = 1"):
+        assert parent in humans
+    shown = simulacra("feed", "show", "fans", "--thoughts", cwd=tmp_path)
+    assert shown.returncode == 0 and "#1 mika_fan" in shown.stdout
+    asked = simulacra(
+        "feed",
+        "interview",
+        "fans",
+        "Hikari",
+        "Which debut idol shone most this year?",
+        cwd=tmp_path,
+    )
+    assert asked.returncode == 0 and asked.stdout.startswith("Hikari: "), asked.stderr
