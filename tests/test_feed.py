@@ -278,7 +278,10 @@ def test_the_reply_draws_on_similar_memories_ordered_by_time(tmp_path, feed):
 
 
 def test_insight_memories_answer_a_later_award_question(tmp_path, feed):
-    fact = "Starlight Nova, a debut group, opened its 12:30 Hot Stage with the new song Comet Letter, which fans found moving"
+    fact = (
+        "Starlight Nova, a debut group, opened its 12:30 Hot Stage with the new song"
+        " Comet Letter, which fans found moving"
+    )
 
     def insight(request):
         return {
