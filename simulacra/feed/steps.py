@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import Field, create_model
 
 from simulacra.agent import GenerativeAgent
-from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.schema import Answer, one_of
 from simulacra.llm.templates import template_beside
 from simulacra.memory.record import MemoryRecord
 
@@ -28,26 +28,38 @@ class Choice(str, Enum):
     IGNORE = "ignore"
 
 
+# Text that starts like a sentence: a small model that copies the "<...>" placeholder of the
+# shape sentence, or starts with blanks, cannot. The pattern bounds the length (the grammar
+# follows the pattern, not maxLength).
+_PROSE = r'^[^< "\\\x00-\x1f\x7f][^"\\\x00-\x1f\x7f]{%d,%d}$'
+
+
+def prose(max_length: int, description: str, min_length: int = 8):
+    return Annotated[
+        str,
+        Field(
+            min_length=min_length,
+            max_length=max_length,
+            pattern=_PROSE % (min_length - 1, max_length - 1),
+            description=description,
+        ),
+    ]
+
+
 class RecentMind(Answer):
-    summary: text(400, "two or three sentences about what is on their mind")
+    summary: prose(300, "two or three sentences about what is on their mind")
 
 
 class Reply(Answer):
-    reply: text(280, "the reply, one to three short sentences")
-
-
-Fact = Annotated[str, Field(min_length=8, max_length=200, description="a neutral event statement")]
+    reply: prose(280, "the reply, one to three short sentences", min_length=2)
 
 
 class Insights(Answer):
-    facts: list[Fact] = Field(min_length=1, max_length=3)
-
-
-Statement = Annotated[str, Field(min_length=8, max_length=240, description="a short statement")]
+    facts: list[prose(200, "a neutral statement of an event")] = Field(min_length=1, max_length=2)
 
 
 class Folded(Answer):
-    statements: list[Statement] = Field(min_length=1, max_length=2)
+    statements: list[prose(240, "a short statement")] = Field(min_length=1, max_length=2)
 
 
 def reaction_for(options: Sequence[int], **_: object) -> type[Answer]:
@@ -56,7 +68,7 @@ def reaction_for(options: Sequence[int], **_: object) -> type[Answer]:
     return create_model(
         "Reaction",
         __base__=Answer,
-        thought=(text(300, "one or two sentences of reasoning"), ...),
+        thought=(prose(200, "one or two sentences of reasoning"), ...),
         reaction=(Choice, ...),
         target=(one_of(list(options)), ...),
     )
