@@ -385,3 +385,21 @@ def test_the_viewer_serves_the_feed_page_and_board(tmp_path, feed):
     assert data["agents"] == ["Hikari"] and len(data["messages"]) >= 5
     replied = [d for d in data["decisions"] if d["reply"] is not None]
     assert replied and replied[0]["thought"] and replied[0]["memories"]
+
+
+def test_every_feed_template_renders_its_example_under_a_bounded_schema():
+    from simulacra.llm.schema import max_answer_tokens
+    from simulacra.llm.templates import all_templates
+
+    feed_templates = {n: t for n, t in all_templates().items() if n.startswith("feed_")}
+    assert set(feed_templates) == {
+        "feed_observe",
+        "feed_react",
+        "feed_action",
+        "feed_insight",
+        "feed_summarise",
+    }
+    for template in feed_templates.values():
+        prompt = template.render(**template.example)
+        assert prompt.user and "{{" not in prompt.user
+        assert max_answer_tokens(json_schema(template.schema(**template.example))) < 2000
