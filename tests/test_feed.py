@@ -403,3 +403,34 @@ def test_every_feed_template_renders_its_example_under_a_bounded_schema():
         prompt = template.render(**template.example)
         assert prompt.user and "{{" not in prompt.user
         assert max_answer_tokens(json_schema(template.schema(**template.example))) < 2000
+
+
+@pytest.mark.browser
+def test_the_feed_page_shows_threads_and_on_click_the_thought_and_memories(tmp_path, feed):
+    chromium_path = Path("/usr/bin/chromium")
+    if not chromium_path.exists():
+        pytest.skip("Debian's chromium is not installed")
+    from playwright.sync_api import sync_playwright
+
+    from simulacra.viewer.server import ViewerServer
+
+    run, _ = feed()
+    run.run(2)
+    run.close()
+    errors: list[str] = []
+    with ViewerServer(tmp_path / "run").start() as server, sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=str(chromium_path), args=["--headless", "--no-sandbox"]
+        )
+        page = browser.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(server.url + "feed")
+        page.wait_for_selector("#threads .thread", timeout=10_000)
+        assert page.locator("#threads .thread").count() == 4  # posts; replies nest inside
+        page.locator(".msg.agent").first.click()
+        shown = page.locator("#detail").inner_text().lower()  # headings are upper-cased
+        assert "thought process" in shown and "it is idol talk" in shown
+        assert "memories used" in shown and "facts remembered" in shown
+        page.screenshot(path=str(tmp_path / "feed.png"), full_page=True)
+        browser.close()
+    assert not errors, errors
