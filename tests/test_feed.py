@@ -434,3 +434,12 @@ def test_the_feed_page_shows_threads_and_on_click_the_thought_and_memories(tmp_p
         page.screenshot(path=str(tmp_path / "feed.png"), full_page=True)
         browser.close()
     assert not errors, errors
+
+
+def test_insight_drops_facts_copied_from_the_template(tmp_path, feed):
+    copy = "The Blue Tide band's 18:00 lake show ended with a surprise duet, which the crowd loved."
+    real = "Starlight Nova played Comet Letter at its first festival"
+    run, _ = feed({"feed_insight": {"facts": [copy, real]}})
+    run.run(1)
+    texts = [r.description for r in run.agent("Hikari").stream]
+    assert real in texts and copy not in texts

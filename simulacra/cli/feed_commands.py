@@ -90,9 +90,10 @@ def feed_run(settings: Settings, directory: Path, hours: float) -> None:
 
     try:
         wakes = run.run(hours, show)
+        clock = run.now
     finally:
         run.close()
-    console.print(f"{wakes} wake-ups; clock {gametime.describe(run.now)}")
+    console.print(f"{wakes} wake-ups; clock {gametime.describe(clock)}")
 
 
 @feed.command("show")

@@ -12,8 +12,8 @@ from typing import Annotated
 from pydantic import Field, create_model
 
 from simulacra.agent import GenerativeAgent
-from simulacra.llm.schema import Answer, one_of
-from simulacra.llm.templates import template_beside
+from simulacra.llm.schema import Answer, json_schema, one_of
+from simulacra.llm.templates import PromptTemplate, template_beside
 from simulacra.memory.record import MemoryRecord
 
 OBSERVE = template_beside(__file__, "feed_observe")
@@ -127,7 +127,18 @@ def action(
 
 
 def insight(agent: GenerativeAgent, chain: Sequence[Said]) -> list[str]:
-    return list(agent.ask(INSIGHT, chain=[vars(m) for m in chain]).facts)
+    """Facts for long-term memory. A small model sometimes copies the template's made-up
+    example or a field description instead of writing a fact; such a copy is no fact and
+    would later answer award questions, so it is dropped."""
+    facts = agent.ask(INSIGHT, chain=[vars(m) for m in chain]).facts
+    return [f for f in dict.fromkeys(facts) if not copied_from(INSIGHT, f)]
+
+
+def copied_from(template: PromptTemplate, answer: str) -> bool:
+    """Whether ``answer`` begins with words of the template's own text or its schema."""
+    head = " ".join(answer.lower().split())[:32]
+    own = " ".join((template.user + " " + str(json_schema(template.schema()))).lower().split())
+    return len(head) >= 16 and head in own
 
 
 def summarise(agent: GenerativeAgent, memories: Sequence[MemoryRecord]) -> list[str]:
