@@ -118,6 +118,7 @@ def register() -> None:
     from simulacra.cli import (
         agent_commands,  # noqa: F401
         eval_commands,  # noqa: F401
+        feed_commands,  # noqa: F401
         model_commands,  # noqa: F401
         models_commands,  # noqa: F401
         sim_commands,  # noqa: F401

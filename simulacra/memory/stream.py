@@ -117,6 +117,9 @@ class MemoryStream:
         self._vectors = vectors
         self._embedder = embedder
         self._records: dict[int, MemoryRecord] = {}
+        # Memories kept on record but left out of retrieval, e.g. low-value ones a summary
+        # has folded together; the owner decides and saves which.
+        self.hidden: set[int] = set()
         self._pending: dict[int, np.ndarray] = {}  # vectors not yet written to Chroma
         self._mirror = _Mirror()
         self._load()
@@ -243,8 +246,9 @@ class MemoryStream:
         kinds: Iterable[Kind] | None = None,
         *,
         touch: bool = True,
+        weights: RetrievalSettings | None = None,
     ) -> list[Retrieved]:
-        return self.retrieve_many([query], now, k, kinds, touch=touch)[0]
+        return self.retrieve_many([query], now, k, kinds, touch=touch, weights=weights)[0]
 
     def retrieve_many(
         self,
@@ -254,10 +258,13 @@ class MemoryStream:
         kinds: Iterable[Kind] | None = None,
         *,
         touch: bool = True,
+        weights: RetrievalSettings | None = None,
     ) -> list[list[Retrieved]]:
         """The top ``k`` memories per query (queries embedded in one batch). Retrieved memories
-        get ``last_accessed = now`` unless ``touch`` is false."""
-        k = k or self.weights.top_k
+        get ``last_accessed = now`` unless ``touch`` is false; ``weights`` replaces the
+        stream's own for this call (e.g. relevance only)."""
+        weights = weights or self.weights
+        k = k or weights.top_k
         m = self._mirror
         if m.n == 0 or not queries:
             return [[] for _ in queries]
@@ -266,6 +273,12 @@ class MemoryStream:
         if kinds is not None:
             wanted = [kind.value for kind in kinds]
             candidates = np.flatnonzero(np.isin(m.kinds[: m.n], wanted))
+        if self.hidden:
+            keep = ~np.isin(m.ids[: m.n], list(self.hidden))
+            if isinstance(candidates, slice):
+                candidates = np.flatnonzero(keep)
+            else:
+                candidates = candidates[keep[candidates]]
         rows = np.arange(m.n) if isinstance(candidates, slice) else candidates
         query_vectors = self._embedder.embed(list(queries))
         results = []
@@ -274,7 +287,7 @@ class MemoryStream:
             if rows.size == 0:
                 results.append([])
                 continue
-            s = self._score(query_vector, now, candidates)
+            s = self._score(query_vector, now, candidates, weights)
             chosen = top(s.total, k)
             hits = []
             for j in chosen:
@@ -294,14 +307,20 @@ class MemoryStream:
             self._touch(sorted(touched), now)
         return results
 
-    def _score(self, query_vector: np.ndarray, now: datetime, rows: slice | np.ndarray) -> Scores:
+    def _score(
+        self,
+        query_vector: np.ndarray,
+        now: datetime,
+        rows: slice | np.ndarray,
+        weights: RetrievalSettings,
+    ) -> Scores:
         m = self._mirror
         return score(
             query=query_vector,
             vectors=m.vectors[rows],
             importance=m.importance[rows],
             hours_since_access=hours(now) - m.accessed[rows],
-            weights=self.weights,
+            weights=weights,
         )
 
     def _touch(self, ids: list[int], now: datetime) -> None:

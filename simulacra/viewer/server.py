@@ -8,6 +8,7 @@ GET /api/meta              meta.json, plus "total_steps", "available" (whole eve
                            "emoji_words" (emoji -> the word it was chosen by) and
                            "agent_colors" (resident -> colour, as the report draws them)
 GET /api/world             world.json as written by the simulation
+GET /feed, /api/feed        a feed run's page and board (see simulacra/viewer/feed.py)
 GET /api/events?from=N&limit=M
                            {"from": N, "available": A, "total_steps": T, "events": [...]}:
                            the step records (simulacra/sim/record.py) of steps N.. (at
@@ -29,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from simulacra.cognition.emoji import EMOJI
 from simulacra.errors import UserError
+from simulacra.feed.run import is_feed_run
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, parse_line
 from simulacra.sim.record import VERSION
@@ -128,14 +130,9 @@ class ViewerServer:
 
     def __init__(self, directory: Path, *, port: int = 0, follow: bool = False) -> None:
         self.directory = Path(directory)
-        rundir.read_meta(self.directory)  # a clear error now rather than a broken page
-        world = self.directory / rundir.MAP_FILE
-        if not world.is_file():
-            raise UserError(
-                "no world.json in the run directory",
-                file=world,
-                fix="give a directory written by `simulacra run`",
-            )
+        self.feed = is_feed_run(self.directory)
+        if not self.feed:
+            self._check_town()
         self.follow = follow
         self.events = EventIndex(self.directory / EVENTS_FILE)
         handler = type("Handler", (_Handler,), {"viewer": self})
@@ -149,6 +146,16 @@ class ViewerServer:
             ) from None
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
+
+    def _check_town(self) -> None:
+        rundir.read_meta(self.directory)  # a clear error now rather than a broken page
+        world = self.directory / rundir.MAP_FILE
+        if not world.is_file():
+            raise UserError(
+                "no world.json in the run directory",
+                file=world,
+                fix="give a directory written by `simulacra run`",
+            )
 
     @property
     def port(self) -> int:
@@ -233,9 +240,15 @@ class _Handler(BaseHTTPRequestHandler):
         path = url.path
         try:
             if path in ("/", "/index.html"):
-                self._static("index.html", head)
+                self._static("feed.html" if self.viewer.feed else "index.html", head)
             elif path.startswith("/static/"):
                 self._static(path[len("/static/") :], head)
+            elif path == "/feed":
+                self._static("feed.html", head)
+            elif path == "/api/feed":
+                from simulacra.viewer.feed import feed_json
+
+                self._json(feed_json(self.viewer.directory), head)
             elif path == "/api/meta":
                 self._json(self.viewer.meta(), head)
             elif path == "/api/world":

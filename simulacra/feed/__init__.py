@@ -1,0 +1,21 @@
+"""The social feed: generative agents on an asynchronous thread board (the AI-DOL design).
+
+Built on the memory core alone (``llm``, ``embed``, ``memory`` and :class:`GenerativeAgent`);
+nothing here knows of towns.
+"""
+
+from simulacra.feed.agent import FeedAgent
+from simulacra.feed.board import Board, Decision, Message
+from simulacra.feed.run import FeedRun, is_feed_run
+from simulacra.feed.world import FeedWorld, load_world
+
+__all__ = [
+    "Board",
+    "Decision",
+    "FeedAgent",
+    "FeedRun",
+    "FeedWorld",
+    "Message",
+    "is_feed_run",
+    "load_world",
+]
