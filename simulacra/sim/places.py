@@ -89,6 +89,8 @@ class PlaceChooser:
                 notes[place] = "home"
             elif sector == work:
                 notes[place] = "workplace"
+            if room and place.startswith(room):
+                notes[place] = (notes.get(place, "") + ", where they are now").lstrip(", ")
         return Candidates(chosen, notes)
 
 
