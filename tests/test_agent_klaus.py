@@ -49,7 +49,7 @@ MARIA = [
 def rate(request):
     ratings = []
     for line in re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE):
-        level = "important" if "Maria" in line else "trivial" if "Wolfgang" in line else "notable"
+        level = "important" if "Maria" in line else "minor" if "Wolfgang" in line else "notable"
         ratings.append({"about": "it", "level": level})
     return {"ratings": ratings}
 

@@ -155,25 +155,6 @@ def test_a_town_runs_through_a_model_server_and_replays_without_it_thinking(tmp_
     )
 
 
-def test_a_dead_model_server_stops_a_run_with_one_line_and_loses_nothing(tmp_path):
-    run = tmp_path / "run"
-    first = simulacra("run", WORLD, "--hours", 0.05, "--out", run, cwd=tmp_path)
-    assert first.returncode == 0, first.stderr
-
-    url = f"http://127.0.0.1:{free_port()}"
-    more = ("--hours", 0.05, "--server", url, "--server-model", "m", "--no-cache")
-    failed = simulacra("run", "--resume", run, *more, cwd=tmp_path)
-    assert failed.returncode == 2
-    last = failed.stderr.strip().splitlines()[-1]
-    assert last.startswith("error: ") and url in last and "--resume" in last
-    assert "Traceback" not in failed.stderr
-
-    # The server is not recorded with the run: it resumes in-process from its checkpoint.
-    resumed = simulacra("run", "--resume", run, cwd=tmp_path)  # to the end set by the failed one
-    assert resumed.returncode == 0, resumed.stderr
-    assert [e["step"] for e in read_events(run / EVENTS_FILE)] == list(range(36))
-
-
 def test_vectors_live_on_a_chroma_server(tmp_path, chroma_server, word_embedder):
     from simulacra.memory import MemoryStore, NewMemory
     from simulacra.memory.vectors import VectorStore
