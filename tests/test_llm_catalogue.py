@@ -142,3 +142,15 @@ def test_the_capable_model_is_the_default_once_installed(capable_model, monkeypa
     resolved = resolve_model(None, Path("/nonexistent"), cache_dir=USER_CACHE)
     assert resolved.path == capable_model
     assert "Qwen2.5-Coder-1.5B" in resolved.source
+
+
+def test_models_list_shows_every_catalogue_model():
+    from click.testing import CliRunner
+
+    from simulacra.cli import cli
+
+    done = CliRunner().invoke(cli, ["models", "list"])
+    assert done.exit_code == 0, done.output
+    for title in ("Qwen2.5-Coder-1.5B", "Qwen2.5-Coder-0.5B", "SmolLM2-135M"):
+        assert title in " ".join(done.output.split())
+    assert "simulacra[qwen-1-5b]" in done.output

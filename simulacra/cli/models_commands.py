@@ -53,7 +53,7 @@ def models_list(settings: Settings) -> None:
     for model in cat.catalogue():
         state = cat.status(model, cache_dir)
         if state.path is not None:
-            console.print(f"[dim]{model.name}: {state.path}[/dim]")
+            console.print(f"[dim]{escape(model.name)}: {escape(str(state.path))}[/dim]")
 
 
 @models.command("assemble")
