@@ -1,13 +1,16 @@
 """The social feed end to end on the real stack (SmolLM2-135M in llama.cpp, the real
 embedder, Chroma, SQLite), through the README's commands on a trimmed fan-feed world (one
 post on Hikari's interests, one off them) so it stays short. The small model's judgement is
-poor; what is tested is that every step's answer parses and lands where it should."""
+poor; what is tested is that every step's answer parses and lands where it should, and that
+a run killed with SIGKILL mid-way resumes without replying twice or skipping a message."""
 
 import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -52,12 +55,24 @@ def test_the_readme_feed_runs_on_the_embedded_model(tmp_path):
     )
     assert posted.returncode == 0, posted.stderr
     assert posted.stdout.startswith("#3 (reply to #1) yui")
+    killed = subprocess.Popen(
+        [sys.executable, "-m", "simulacra", "feed", "run", "fans", "--hours", "0.25"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    db = sqlite3.connect(tmp_path / "fans" / "feed.sqlite")
+    deadline = time.monotonic() + 600
+    while db.execute("SELECT COUNT(*) FROM decisions").fetchone()[0] < 1:
+        assert killed.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    os.kill(killed.pid, signal.SIGKILL)  # the first message decided, the others not yet
+    killed.wait()
     ran = simulacra("feed", "run", "fans", "--hours", "0.25", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
-    db = sqlite3.connect(tmp_path / "fans" / "feed.sqlite")
     humans = [r[0] for r in db.execute("SELECT id FROM messages WHERE by_agent = 0 ORDER BY id")]
     decided = [r[0] for r in db.execute("SELECT message FROM decisions ORDER BY message")]
-    assert decided == humans  # every message read once, whatever the small model decided
+    assert decided == humans  # every message decided once, whatever the small model decided
     for (parent,) in db.execute("SELECT parent FROM messages WHERE by_agent = 1"):
         assert parent in humans
     again = simulacra("feed", "run", "fans", "--hours", "0.25", cwd=tmp_path)

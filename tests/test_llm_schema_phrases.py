@@ -1,8 +1,9 @@
-"""Activity phrases are the model's own words, turned into what reads after "<name> is"."""
+"""Activity phrases and object states are the model's own words, turned into what reads after
+"<name> is" and "the <thing> is"."""
 
 import pytest
 
-from simulacra.llm.schema import as_activity
+from simulacra.llm.schema import as_activity, as_state
 
 
 @pytest.mark.parametrize(
@@ -22,3 +23,17 @@ from simulacra.llm.schema import as_activity
 )
 def test_activity_phrases_read_after_is(written, reads):
     assert as_activity(written) == reads
+
+
+@pytest.mark.parametrize(
+    ("written", "reads"),
+    [
+        ("the oven is heating", "heating"),
+        ("bed is being slept in", "being slept in"),
+        ("the kitchen table is brewing coffee", "brewing coffee"),
+        ("covered with notes", "covered with notes"),
+        ("occupied", "occupied"),
+    ],
+)
+def test_object_states_read_after_the_thing_is(written, reads):
+    assert as_state(written) == reads

@@ -67,7 +67,8 @@ def model_options(command=None, *, seed: bool = True):
         click.option(
             "--model",
             type=click.Path(dir_okay=False, path_type=Path),
-            help="GGUF file. Default: $SIMULACRA_MODEL, a .gguf in models/, the embedded SmolLM2.",
+            help="GGUF file. Default: $SIMULACRA_MODEL, a .gguf in models/, the most capable"
+            " installed catalogue model (`simulacra models list`), the embedded SmolLM2.",
         ),
         click.option("--n-ctx", type=int, help="Context window in tokens."),
         click.option("--threads", type=int, help="CPU threads for llama.cpp."),

@@ -13,7 +13,7 @@ from pydantic import Field, create_model
 
 from simulacra.cognition.emoji import NAMES, emoji
 from simulacra.interfaces import Mind
-from simulacra.llm.schema import Answer, one_of, state_phrase, text
+from simulacra.llm.schema import Answer, as_state, one_of, state_phrase, text
 from simulacra.llm.templates import template_beside
 
 ACT = template_beside(__file__, "act")
@@ -64,5 +64,5 @@ def place_action(
         notes=notes,
     )
     return Placed(
-        answer.place, emoji(answer.emoji), answer.verb, answer.target, answer.object_state
+        answer.place, emoji(answer.emoji), answer.verb, answer.target, as_state(answer.object_state)
     )

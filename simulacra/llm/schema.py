@@ -71,6 +71,16 @@ def as_activity(phrase: str) -> str:
     return f"{verb} {rest}".strip()
 
 
+# "the oven is heating", "bed is being slept in": the thing restated before its state.
+_RESTATED = re.compile(r"^(?:(?:the|a|an) )?(?:[a-z'-]+ ){0,3}?(?:is|are) (?=[a-z])")
+
+
+def as_state(phrase: str) -> str:
+    """ "the oven is heating" -> "heating": the state alone, to follow "the <thing> is"."""
+    text = " ".join(phrase.split())
+    return _RESTATED.sub("", text) or text
+
+
 def _verb_like(first: str, rest: str) -> bool:
     """Whether a capitalised first word starts a command ("Opens Hobbs Cafe", "Write in her
     journal") rather than a name ("Maria Lopez and Klaus arrive")."""
