@@ -67,6 +67,9 @@ class Town:
         self.avatar: Avatar | None = None
         self.actions: list[rec.UserAction] = []
         self.avatar_chats: list[rec.Chat] = []
+        # Object states as the log last had them: a change between steps (`simulacra set`,
+        # the page) is logged with the next step, like one during it.
+        self.logged_objects: dict[str, str] = {}
 
     # -- state -----------------------------------------------------------------------------
 
@@ -79,6 +82,7 @@ class Town:
             "avatar": self.avatar.get_state() if self.avatar else None,
             "actions": [a.model_dump(mode="json") for a in self.actions],
             "avatar_chats": [c.model_dump(mode="json") for c in self.avatar_chats],
+            "logged_objects": dict(self.logged_objects),
         }
 
     def set_state(self, state: dict) -> None:
@@ -94,6 +98,7 @@ class Town:
         self.avatar = Avatar.from_state(avatar) if avatar else None
         self.actions = [rec.UserAction.model_validate(a) for a in state.get("actions", [])]
         self.avatar_chats = [rec.Chat.model_validate(c) for c in state.get("avatar_chats", [])]
+        self.logged_objects = dict(state.get("logged_objects", self.state.changed_objects()))
 
     # -- one step --------------------------------------------------------------------------
 
@@ -103,7 +108,7 @@ class Town:
         plans: dict[str, planning.DayPlan] = {}
         talks: dict[str, Decision] = {}
         replanned: set[str] = set()
-        objects_before = self.state.changed_objects()
+        objects_before = self.logged_objects
         self.lockstep.run(
             [partial(self._think, r, now, plans, talks, replanned) for r in residents]
         )
@@ -125,6 +130,7 @@ class Town:
         objects = self.state.changed_objects()
         changed = {k: v for k, v in objects.items() if objects_before.get(k) != v}
         changed.update({k: IDLE for k in objects_before if k not in objects})
+        self.logged_objects = objects
         actions, self.actions = self.actions, []
         chats = [*self.avatar_chats, *chats]
         self.avatar_chats = []
