@@ -358,3 +358,174 @@ main(["play", {str(WORLD)!r}, "--no-browser", "--speed", "0"])
     (run,) = (tmp_path / "runs").iterdir()
     assert list(read_events(run / EVENTS_FILE))  # it ran, and checkpointed on the way out
     shutil.rmtree(run)
+
+
+# --------------------------------------------------------------------------- in Chromium
+
+
+@pytest.fixture
+def play_page(browser, server):  # noqa: F811 (the imported fixture)
+    """The play page of a live run (paused, as fast as it goes once running); fails the
+    test on any script error in the page."""
+    context = browser.new_context(viewport={"width": 1600, "height": 1000})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on(
+        "console",
+        lambda m: m.type == "error" and "status of 4" not in m.text and errors.append(m.text),
+    )
+    page.goto(server.url)
+    page.wait_for_function("() => window.viewer && window.viewer.ready && window.viewer.play")
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def run_town(page, steps: int, live: LiveRun) -> None:
+    """Run the town from the page for at least ``steps`` steps, then pause it."""
+    start = live.sim.step_no
+    page.locator("#town-run").click()
+    page.wait_for_function("() => !window.viewer.play.paused")
+    deadline = time.monotonic() + 30
+    while live.sim.step_no < start + steps and time.monotonic() < deadline:
+        time.sleep(0.05)
+    page.locator("#town-run").click()
+    page.wait_for_function("() => window.viewer.play.paused")
+
+
+@pytest.mark.browser
+def test_the_page_talks_to_a_resident(play_page):
+    page = play_page
+    assert page.locator("#town-controls").is_visible() and page.locator("#play").is_hidden()
+    page.locator("#talk-to").select_option(ISABELLA)
+    page.locator("#talk-as").fill("a news reporter")
+    page.locator("#talk-question").fill("What are you planning this week?")
+    page.locator("#talk-form button[type=submit]").click()
+    entry = page.locator("#talk-log .entry").first
+    entry.wait_for(timeout=10_000)
+    assert "Valentine's Day party" in entry.inner_text()
+    assert entry.locator("details ol").is_hidden()  # the memories, on demand
+    entry.locator("summary").click()
+    assert "party" in entry.locator("details ol").inner_text()
+    # A mistake is one line in the page.
+    page.locator("#talk-to").evaluate("s => s.add(new Option('Bob', 'Bob'))")
+    page.locator("#talk-to").select_option("Bob")
+    page.locator("#talk-question").fill("hi?")
+    page.locator("#talk-form button[type=submit]").click()
+    error = page.locator("#play-error")
+    error.wait_for(timeout=5000)
+    assert "no resident named 'Bob'" in error.inner_text()
+
+
+@pytest.mark.browser
+def test_the_page_sets_an_object_and_shows_the_event(play_page, live):
+    page = play_page
+    page.locator("details.more summary").click()
+    page.locator("#set-object").fill("Hobbs Cafe: cafe: piano")
+    page.locator("#set-state").fill("is playing by itself")
+    page.locator("#set-form button[type=submit]").click()
+    page.wait_for_function("() => document.querySelector('#set-state').value === ''")
+    run_town(page, 1, live)
+    page.wait_for_function(
+        "() => document.querySelector('#actions').innerText.includes('playing by itself')"
+    )
+    assert (
+        "Hobbs Cafe: cafe: piano is now playing by itself" in page.locator("#actions").inner_text()
+    )
+    page.wait_for_function(
+        "() => document.querySelector('#objects').innerText.includes('playing by itself')"
+    )
+
+
+@pytest.mark.browser
+def test_the_avatar_walks_over_and_a_resident_perceives_it(play_page, live):
+    page = play_page
+    page.locator("#avatar-name").fill("Ana")
+    page.locator("#enter-form button[type=submit]").click()
+    page.wait_for_function("() => window.viewer.player() !== null")
+    entrance = list(live.sim.world.spawn_of("town entrance"))
+    assert page.evaluate("() => window.viewer.player().tile") == entrance
+    assert "Ana" in page.locator("#avatar-info").inner_text()
+    target = next_to(live.sim, ISABELLA)
+    point = page.evaluate(f"() => window.viewer.tilePoint({target[0]}, {target[1]})")
+    page.mouse.click(point["x"], point["y"])
+    page.wait_for_function(
+        f"() => String(window.viewer.play.avatar.walking_to) === '{target[0]},{target[1]}'"
+    )
+    page.locator("#town-run").click()  # run: the avatar walks a tile a step
+    page.wait_for_function(
+        f"() => String(window.viewer.play.avatar.tile) === '{target[0]},{target[1]}'",
+        timeout=30_000,
+    )
+    page.wait_for_function(f"() => window.viewer.play.step > {live.sim.step_no + 1}")
+    page.locator("#town-run").click()
+    page.wait_for_function("() => window.viewer.play.paused")
+    # The arrow keys: one tile now, town paused or not.
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_function(
+        f"() => String(window.viewer.play.avatar.tile) === '{target[0]},{target[1]}'"
+    )
+    # Isabella saw her: her memories in the page say so.
+    page.wait_for_function(
+        "() => { const t = window.viewer.avatars()['Isabella Rodriguez']; return t && t.x; }"
+    )
+    isabella = page.evaluate("() => window.viewer.avatars()['Isabella Rodriguez']")
+    page.mouse.click(isabella["x"], isabella["y"])
+    page.locator("#agent-panel").wait_for(state="visible")
+    page.wait_for_function(
+        "() => document.querySelector('#agent-memories').innerText"
+        ".includes('Ana is standing by the cafe counter')",
+        timeout=10_000,
+    )
+    # And Ana talks with her, line by line.
+    assert page.locator("#say-to").input_value() == ISABELLA  # picked by the click
+    page.locator("#say-text").fill("Hello Isabella, anything on this week?")
+    page.locator("#say-form button[type=submit]").click()
+    page.wait_for_function(
+        "() => document.querySelector('#talk-log').innerText.includes('Will you come?')"
+    )
+    page.locator("#talk-question").fill("How is business at the cafe?")
+    page.locator("#talk-form button[type=submit]").click()
+    page.wait_for_function("() => document.querySelectorAll('#talk-log .entry').length === 2")
+    page.locator("#talk-log details").first.locator("summary").click()
+    page.mouse.move(1, 999)  # no tooltip over the town
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "play.png"))
+    page.locator("#say-end").click()
+    page.wait_for_function("() => window.viewer.play.avatar.partner === null")
+    assert any(r.object == "Ana" for r in live.sim.resident(ISABELLA).agent.stream)
+
+
+@pytest.mark.browser
+def test_another_site_cannot_drive_the_town(browser, server, morning):  # noqa: F811
+    """A page from another origin (here: another local server) posts to the town: the
+    browser's own CORS rules and the server's checks both refuse it."""
+    context = browser.new_context()
+    page = context.new_page()
+    with ViewerServer(morning) as elsewhere:
+        elsewhere.start()
+        page.goto(elsewhere.url)
+        target = f"{server.url}api/play/set"
+        body = json.dumps({"object": "Hobbs Cafe: cafe: piano", "state": "on fire"})
+        outcome = page.evaluate(
+            """async ([url, body]) => {
+                 const out = [];
+                 for (const init of [
+                   {method: "POST", mode: "no-cors", body,
+                    headers: {"Content-Type": "text/plain"}},
+                   {method: "POST", body,
+                    headers: {"Content-Type": "application/json", "X-Simulacra-Token": "x"}},
+                 ]) {
+                   try { const r = await fetch(url, init); out.push(r.type + ":" + r.status); }
+                   catch (e) { out.push("refused"); }
+                 }
+                 return out;
+               }""",
+            [target, body],
+        )
+    context.close()
+    assert outcome == ["opaque:0", "refused"]
+    assert server.live.sim.state.object_state("Hobbs Cafe: cafe: piano") != "on fire"
+    assert not server.live.sim.town.actions

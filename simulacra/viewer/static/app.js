@@ -984,12 +984,16 @@ function bindControls() {
   const map = $("map");
   map.addEventListener("click", (event) => {
     const [px, py] = mapPoint(event);
-    const who = agentUnder(px, py);
+    const tile = [Math.floor(px / S.tile), Math.floor(py / S.tile)];
+    let who = agentUnder(px, py);
+    const walking = P.on && P.status && P.status.avatar;
+    // With an avatar, a click on a free tile is where to walk, even right next to someone.
+    if (who && walking && String(S.drawn[who].tile) !== String(tile)) who = null;
     if (who) {
       select(who);
       if (P.on) pickResident(who);
-    } else if (P.on && P.status && P.status.avatar) {
-      walkTo(Math.floor(px / S.tile), Math.floor(py / S.tile));
+    } else if (walking) {
+      walkTo(...tile);
     }
   });
   map.addEventListener("mousemove", showTooltip);
