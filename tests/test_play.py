@@ -489,13 +489,34 @@ def test_the_avatar_walks_over_and_a_resident_perceives_it(play_page, live):
     page.locator("#talk-question").fill("How is business at the cafe?")
     page.locator("#talk-form button[type=submit]").click()
     page.wait_for_function("() => document.querySelectorAll('#talk-log .entry').length === 2")
-    page.locator("#talk-log details").first.locator("summary").click()
-    page.mouse.move(1, 999)  # no tooltip over the town
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / "play.png"))
+    assert (
+        "conversation with Isabella Rodriguez"
+        in page.locator("#talk-log .entry").first.inner_text()
+    )
     page.locator("#say-end").click()
     page.wait_for_function("() => window.viewer.play.avatar.partner === null")
     assert any(r.object == "Ana" for r in live.sim.resident(ISABELLA).agent.stream)
+    run_town(page, 1, live)  # the conversation and the interview go into the log
+    page.wait_for_function(
+        "() => document.querySelector('#chats').innerText.includes('Ana & Isabella Rodriguez')"
+    )
+    assert "Ana asked" not in page.locator("#actions").inner_text()
+    assert "a news reporter asked Isabella Rodriguez" in page.locator("#actions").inner_text()
+
+    # What the lead looks at: Ana next to Isabella, the conversation, the controls.
+    for _ in range(3):
+        page.locator("#zoom-in").click()
+    page.wait_for_timeout(300)
+    page.wait_for_function("() => window.viewer.drawnStep !== null && window.viewer.player()")
+    page.evaluate(
+        """() => { const pane = document.querySelector('#map-pane');
+                   const me = window.viewer.player(), box = pane.getBoundingClientRect();
+                   pane.scrollBy(me.x - box.left - box.width / 2,
+                                 me.y - box.top - box.height / 2); }"""
+    )
+    page.mouse.move(1, 999)  # no tooltip over the town
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "play.png"))
 
 
 @pytest.mark.browser

@@ -1307,7 +1307,7 @@ function renderTalkLog() {
   if (!P.log.length) {
     box.append(el("p", "empty", "ask a resident something, or enter and talk to one nearby"));
   }
-  for (const entry of [...P.log].reverse()) {
+  for (const entry of P.log) {
     const div = el("div", "entry");
     if (entry.kind === "talk") {
       const kept = entry.remember ? "remembered" : "not remembered";
@@ -1334,6 +1334,7 @@ function renderTalkLog() {
     }
     box.append(div);
   }
+  box.scrollTop = box.scrollHeight; // the latest at the bottom, as in a chat
 }
 
 const ACTION_WORDS = {
@@ -1342,7 +1343,7 @@ const ACTION_WORDS = {
   whisper: (a) => `inner voice to ${a.to}: “${a.text}”`,
   set: (a) => `${a.to} is now ${a.text}`,
   enter: (a) => `${a.by} entered the town`,
-  move: (a) => `${a.by} set off to tile ${a.tile.join(", ")}`,
+  move: (a) => `${a.by} walks to tile ${a.tile.join(", ")}`,
   say: (a) => `${a.by} to ${a.to}: “${a.text}” — ${a.to}: “${a.answer}”`,
   leave: (a) => `${a.by} ended the conversation with ${a.to}`,
 };
