@@ -25,6 +25,7 @@ from simulacra.llm.resolve import resolve_model
 from simulacra.settings import LimitSettings, Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
+from simulacra.sim.interact import Interactions
 from simulacra.sim.record import StepRecord
 from simulacra.sim.simulation import Simulation
 from simulacra.text import bounded
@@ -258,11 +259,10 @@ def whisper(settings: Settings, directory: Path, agent: str, statement: str) -> 
     bounded(statement.strip(), limit, field="STATEMENT", setting="limits.memory_chars")
     rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
-    resident = sim.resident(match_name(agent, list(sim.residents)))
-    record = resident.agent.inner_voice(statement, sim.now)
-    sim.checkpoint()
+    name = match_name(agent, list(sim.residents))
+    said = Interactions(sim).whisper(name, statement)  # logged with the next step
     sim.close()
-    console.print(f"{shown(resident.name)} resolves: {shown(record.description)}")
+    console.print(f"{shown(name)} resolves: {shown(said)}")
 
 
 @cli.command("set")
@@ -277,10 +277,9 @@ def set_state(settings: Settings, directory: Path, obj: str, state: str) -> None
     state = bounded(state, limit, field="STATE", setting="limits.object_state_chars")
     rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
-    address = sim.state.set_object_state(obj, state)
-    sim.checkpoint()
+    address, now = Interactions(sim).set_object(obj, state)  # logged with the next step
     sim.close()
-    console.print(shown(f"{address} is {sim.state.object_state(address)}"))
+    console.print(shown(f"{address} is {now}"))
 
 
 @cli.command()
