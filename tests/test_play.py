@@ -260,9 +260,10 @@ def post(server, action, body, *, token=True, headers=None, raw=None):
 
 def test_the_live_run_steps_pauses_and_takes_actions_between_steps(live):
     sim = live.sim
-    start = sim.step_no
+    start, wall = sim.step_no, sim.engine.wall()
     time.sleep(0.3)
     assert sim.step_no == start  # paused
+    assert sim.engine.wall() - wall < 0.05  # and paused time is not time spent stepping
     live.control(paused=False)
     deadline = time.monotonic() + 20
     while sim.step_no < start + 3 and time.monotonic() < deadline:

@@ -72,7 +72,10 @@ class Engine:
         self._running_since = time.monotonic()
         try:
             while self.step_no < until_step:
+                # Time between steps (a live run paused, or keeping its speed) is not stepping.
+                self.wall_seconds, self._running_since = self.wall(), None
                 between_steps()
+                self._running_since = time.monotonic()
                 if should_stop():
                     break
                 record = self.step(sink)
