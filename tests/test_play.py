@@ -573,3 +573,8 @@ def test_another_site_cannot_drive_the_town(browser, server):  # noqa: F811
     assert outcome == ["opaque:0", "refused"]  # sent blind (and refused there), or not at all
     assert server.live.sim.state.object_state("Hobbs Cafe: cafe: piano") != "on fire"
     assert not server.live.sim.town.actions
+
+
+def test_a_body_too_long_is_refused(server):
+    status, data = post(server, "talk", None, raw=b'{"question": "' + b"x" * 20_000 + b'"}')
+    assert status == 400 and "too long" in json.loads(data)["error"]

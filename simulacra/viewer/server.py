@@ -308,13 +308,16 @@ class _Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         action = path[len("/api/play/") :] if path.startswith("/api/play/") else ""
         if action != "control" and action not in play_api.ACTIONS:
-            self._drain()
+            self.close_connection = True
             self._not_found(False)
             return
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > play_api.MAX_BODY:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= play_api.MAX_BODY:
             self.close_connection = True
-            self._error(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, "the request is too long")
+            self._error(HTTPStatus.BAD_REQUEST, "the request has no length, or is too long")
             return
         raw = self.rfile.read(length)
         try:
@@ -345,13 +348,6 @@ class _Handler(BaseHTTPRequestHandler):
         if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/json":
             return "forbidden: the body must be application/json"
         return None
-
-    def _drain(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if 0 < length <= (1 << 16):
-            self.rfile.read(length)
-        elif length:
-            self.close_connection = True
 
     def _error(self, status: HTTPStatus, message: str) -> None:
         body = json.dumps({"error": message}, ensure_ascii=False).encode("utf-8")
