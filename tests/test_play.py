@@ -79,7 +79,7 @@ def sim(morning, tmp_path):
 
 def next_to(sim, name: str) -> tuple[int, int]:
     x, y = sim.state.tile_of(name)
-    for tile in ((x, y + 1), (x + 1, y), (x - 1, y), (x, y - 1)):
+    for tile in ((x - 1, y), (x + 1, y), (x, y + 1), (x, y - 1)):  # not under its label
         if sim.world.is_walkable(tile):
             return tile
     raise AssertionError(f"no free tile next to {name}")
@@ -439,6 +439,17 @@ def test_the_page_sets_an_object_and_shows_the_event(play_page, live):
     page.wait_for_function(
         "() => document.querySelector('#objects').innerText.includes('playing by itself')"
     )
+    # A replay of the run shows it too.
+    with ViewerServer(live.sim.directory) as replay:
+        replay.start()
+        again = page.context.new_page()
+        again.goto(replay.url + "?follow=0")
+        again.wait_for_function("() => window.viewer.ready && !window.viewer.play")
+        again.locator("#scrubber").fill(str(again.evaluate("() => window.viewer.loaded") - 1))
+        again.wait_for_function(
+            "() => document.querySelector('#actions').innerText.includes('playing by itself')"
+        )
+        assert again.locator("#play-panel").is_hidden()
 
 
 @pytest.mark.browser

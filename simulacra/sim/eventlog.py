@@ -38,6 +38,10 @@ class EventLog:
     def write(self, record: StepRecord) -> None:
         self._file.write(record.line() + "\n")
 
+    def flush(self) -> None:
+        """Hand the written lines to the OS, so a page following the run sees them now."""
+        self._file.flush()
+
     def sync(self) -> None:
         """Make every written line durable (done before each checkpoint commits)."""
         self._file.flush()

@@ -16,6 +16,7 @@ from concurrent.futures import Future
 from typing import TypeVar
 
 from simulacra.sim.interact import Interactions
+from simulacra.sim.record import StepRecord
 from simulacra.sim.simulation import Simulation
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,11 @@ class LiveRun:
             while not self._stop.is_set():
                 if self.sim.step_no >= self.sim.meta.total_steps:
                     self.sim.extend(EXTEND_HOURS)
-                self.sim.run(should_stop=self._stop.is_set, between_steps=self._between_steps)
+                self.sim.run(
+                    on_step=self._stepped,
+                    should_stop=self._stop.is_set,
+                    between_steps=self._between_steps,
+                )
         except Exception as e:  # the model or the disk failed: keep answering, stop stepping
             log.exception("the simulation stopped")
             self.error = f"the town stopped: {e}"
@@ -121,6 +126,10 @@ class LiveRun:
             "residents": list(sim.residents),
             "avatar": shown,
         }
+
+    def _stepped(self, record: StepRecord) -> None:  # noqa: ARG002 (the page reads the log)
+        self.sim.events.flush()  # the page shows each step as soon as it is done
+        self._publish()
 
     def _between_steps(self) -> None:
         while True:

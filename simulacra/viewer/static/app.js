@@ -721,7 +721,7 @@ function renderPanels() {
   renderAgent();
   renderChats();
   renderObjects();
-  if (P.on) renderActions();
+  if (IX.actions.length || P.on) renderActions();
 }
 
 function emojiSpan(agent) {
@@ -1097,13 +1097,11 @@ const P = {
 function initPlay() {
   P.on = true;
   P.token = document.querySelector('meta[name="simulacra-token"]').content;
-  document.body.classList.add("play-mode");
   for (const id of ["play", "back", "forward"]) $(id).hidden = true;
   $("speed").parentElement.hidden = true;
   $("live").parentElement.hidden = true;
   $("town-controls").hidden = false;
   $("play-panel").hidden = false;
-  $("action-panel").hidden = false;
   for (const id of ["talk-to", "say-to", "whisper-to"]) {
     $(id).replaceChildren(...S.meta.agents.map((name) => new Option(name, name)));
   }
@@ -1297,7 +1295,9 @@ function drawPlayer(g, T, r) {
   g.strokeStyle = "#3b2a00";
   g.stroke();
   g.restore();
-  drawLabel(g, { cx, cy }, `${a.name} (you)`, r * 1.2, T);
+  // The name above: residents' names are below them, and the avatar is often next to one.
+  const h = clamp(Math.round(T * 0.9), 10, 14) + 4;
+  drawLabel(g, { cx, cy: cy - r * 1.25 - h - 6 }, a.name, 0, T);
   S.player = { name: a.name, tile: a.tile, cx, cy };
 }
 
@@ -1348,7 +1348,10 @@ const ACTION_WORDS = {
   leave: (a) => `${a.by} ended the conversation with ${a.to}`,
 };
 
+// What the user did (simulacra play): shown while playing, and in a replay of a played run.
 function renderActions() {
+  $("action-panel").hidden = false;
+  document.body.classList.add("has-actions");
   const ul = $("actions");
   const k = countUpTo(IX.actions, S.step);
   const shown = IX.actions.slice(Math.max(0, k - 40), k).reverse();
