@@ -15,10 +15,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import WordEmbedder
 from scripted_town import SCRIPTS
 from test_viewer import browser  # noqa: F401 (the fixture)
 
+from simulacra.cli.app import cli
 from simulacra.errors import UserError
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel
@@ -145,12 +147,16 @@ def test_setting_an_object_is_logged_and_noticed_nearby(sim):
     assert "piano is playing by itself" in seen
 
 
-def test_whisper_is_logged(sim):
+def test_whisper_is_logged_and_told_by_simulacra_log(sim):
     me = Interactions(sim)
     said = me.whisper(ISABELLA, "I should bake a cake for the party")
     sim.run(until_step=sim.step_no + 1)
     (action,) = events(sim)[-1].actions
     assert (action.kind, action.to, action.text) == ("whisper", ISABELLA, said)
+    sim.checkpoint()
+    told = CliRunner().invoke(cli, ["log", str(sim.directory), "--agent", "Isabella"])
+    assert told.exit_code == 0, told.output
+    assert "inner voice to Isabella Rodriguez: 'I should bake a cake for the party'" in told.output
 
 
 def test_saying_a_line_gets_an_answer_and_both_keep_the_conversation(sim):

@@ -26,7 +26,7 @@ from simulacra.settings import LimitSettings, Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.interact import Interactions
-from simulacra.sim.record import StepRecord
+from simulacra.sim.record import StepRecord, UserAction
 from simulacra.sim.simulation import Simulation
 from simulacra.text import bounded
 
@@ -330,4 +330,21 @@ def _print_step(record: StepRecord, day, name: str | None, chats: bool, last: di
     for address, state in record.objects.items():
         if not name:
             console.print(f"  {t:%H:%M:%S}  [dim]{shown(address)} is {shown(state)}[/dim]")
+    for action in record.actions:
+        if not name or name in (action.to, action.by):
+            console.print(f"  {t:%H:%M:%S}  👤 {shown(_action_words(action))}")
     return day
+
+
+def _action_words(a: UserAction) -> str:
+    """What the user did (simulacra play), as `log` tells it."""
+    said = {
+        "talk": f"{a.by} asked {a.to}: {a.text!r} - {a.to}: {a.answer!r}",
+        "whisper": f"inner voice to {a.to}: {a.text!r}",
+        "set": f"{a.to} is now {a.text}",
+        "enter": f"{a.by} entered the town at {a.tile}",
+        "move": f"{a.by} walks to {a.tile}",
+        "say": f"{a.by} to {a.to}: {a.text!r} - {a.to}: {a.answer!r}",
+        "leave": f"{a.by} ended the conversation with {a.to}",
+    }
+    return said[a.kind]
