@@ -595,3 +595,18 @@ def test_another_site_cannot_drive_the_town(browser, server):  # noqa: F811
 def test_a_body_too_long_is_refused(server):
     status, data = post(server, "talk", None, raw=b'{"question": "' + b"x" * 20_000 + b'"}')
     assert status == 400 and "too long" in json.loads(data)["error"]
+
+
+def test_when_the_resident_ends_the_conversation_it_is_kept_once(sim):
+    me = Interactions(sim)
+    me.enter("Ana")
+    walk_over(sim, me, ISABELLA)
+    sim.model.completer.scripts["respond"] = {
+        "says": "Sorry, I must get back to work.",
+        "end": True,
+    }
+    got = me.say(ISABELLA, "Got a minute?")
+    assert got.ended and sim.town.avatar.partner is None
+    stream = sim.resident(ISABELLA).agent.stream
+    assert len([r for r in stream if r.kind is Kind.CHAT and r.object == "Ana"]) == 1
+    assert [c.between for c in sim.town.avatar_chats] == [["Ana", ISABELLA]]
