@@ -43,10 +43,10 @@ SCRIPTED = {
 }
 
 
-def scripted_model():
+def scripted_model(log_dir: Path | None = None):
     settings = Settings()
     settings.llm.cache = False
-    return open_model(settings.llm, completer=ScriptedModel(SCRIPTED))
+    return open_model(settings.llm, completer=ScriptedModel(SCRIPTED), log_dir=log_dir)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +74,7 @@ def sim(morning, tmp_path):
     """The morning run, a copy of it for this test, resumed."""
     directory = tmp_path / "run"
     rundir.fork(morning, directory)
-    opened = Simulation.resume(directory, model=scripted_model(), embedder=WordEmbedder())
+    opened = Simulation.resume(directory, model=scripted_model(directory), embedder=WordEmbedder())
     yield opened
     opened.close()
 
@@ -610,3 +610,20 @@ def test_when_the_resident_ends_the_conversation_it_is_kept_once(sim):
     stream = sim.resident(ISABELLA).agent.stream
     assert len([r for r in stream if r.kind is Kind.CHAT and r.object == "Ana"]) == 1
     assert [c.between for c in sim.town.avatar_chats] == [["Ana", ISABELLA]]
+
+
+def test_stats_and_report_read_a_played_run(sim):
+    me = Interactions(sim)
+    me.enter("Ana")
+    walk_over(sim, me, ISABELLA)
+    me.say(ISABELLA, "Hello!")
+    me.leave()
+    sim.run(until_step=sim.step_no + 1)
+    sim.checkpoint()
+    for command in (["stats", str(sim.directory)], ["report", str(sim.directory)]):
+        done = CliRunner().invoke(cli, command)
+        assert done.exit_code == 0, done.output
+    from simulacra.viewer.report import density_series, read_run
+
+    # Network density is among the residents: Ana is no one's acquaintance there.
+    assert max(d for _, d in density_series(read_run(sim.directory))) <= 1 / 3
