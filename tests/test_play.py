@@ -627,3 +627,21 @@ def test_stats_and_report_read_a_played_run(sim):
 
     # Network density is among the residents: Ana is no one's acquaintance there.
     assert max(d for _, d in density_series(read_run(sim.directory))) <= 1 / 3
+
+
+def test_a_town_that_failed_takes_no_more_actions(sim):
+    def broken(step, now):
+        raise OSError("disk full")
+
+    sim.town.step = broken
+    live = LiveRun(sim, speed=None).start()
+    try:
+        deadline = time.monotonic() + 10
+        while live.status()["error"] is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert live.status()["error"] == "the town stopped: disk full"
+        with pytest.raises(RuntimeError, match="disk full"):
+            live.call(lambda me: me.enter("Ana"))
+        assert sim.town.avatar is None
+    finally:
+        live.stop()

@@ -94,16 +94,16 @@ class LiveRun:
                     should_stop=self._stop.is_set,
                     between_steps=self._between_steps,
                 )
-        except Exception as e:  # the model or the disk failed: keep answering, stop stepping
+        except Exception as e:  # the model or the disk failed mid-step: change nothing more
             log.exception("the simulation stopped")
             self.error = f"the town stopped: {e}"
+            self._publish()
             while not self._stop.is_set():
-                self._apply_calls()
-                self._publish()
+                self._apply_calls(refuse=self.error)
                 self._wake.wait(0.2)
                 self._wake.clear()
         finally:
-            self._apply_calls(refuse=True)
+            self._apply_calls(refuse=self.error or "the town was stopped")
 
     def _publish(self) -> None:
         """A copy of what status() shows, made on this thread: others only read it."""
@@ -149,14 +149,14 @@ class LiveRun:
             return 0.0
         return self._last_step + 1.0 / self.speed - time.monotonic()
 
-    def _apply_calls(self, *, refuse: bool = False) -> None:
+    def _apply_calls(self, *, refuse: str | None = None) -> None:
         while True:
             try:
                 action, future = self._calls.get_nowait()
             except queue.Empty:
                 return
             if refuse:
-                future.set_exception(RuntimeError("the town was stopped"))
+                future.set_exception(RuntimeError(refuse))
                 continue
             try:
                 result = action(self.interactions)
