@@ -59,6 +59,12 @@ class Reaction:
 
 
 @dataclass(frozen=True)
+class Interview:
+    answer: str
+    memories: list[MemoryRecord]  # what the answer was given from, most relevant first
+
+
+@dataclass(frozen=True)
 class Utterance:
     text: str
     ends_conversation: bool
@@ -330,6 +336,17 @@ class GenerativeAgent:
         at: datetime | None = None,
     ) -> str:
         """Answer in character from memory. Leaves no trace unless ``remember`` is true."""
+        return self.interview_from_memory(question, interviewer, remember=remember, at=at).answer
+
+    def interview_from_memory(
+        self,
+        question: str,
+        interviewer: str = "a news reporter",
+        *,
+        remember: bool = False,
+        at: datetime | None = None,
+    ) -> Interview:
+        """:meth:`interview`, with the memories the answer was given from."""
         now = self._at(at)
         question = self._bounded(question, "QUESTION")
         interviewer = self._bounded(interviewer, "--as")
@@ -353,7 +370,7 @@ class GenerativeAgent:
             )
             self.remember([NewMemory(transcript, Kind.CHAT)], now)
             self._commit()
-        return answer
+        return Interview(answer, [m.record for m in memories])
 
     def react(
         self,

@@ -20,6 +20,7 @@ from simulacra.llm.scripted import ScriptedModel
 from simulacra.memory import Kind
 from simulacra.settings import Settings
 from simulacra.sim.eventlog import EVENTS_FILE, EventLog, read_events
+from simulacra.sim.record import VERSION
 from simulacra.sim.simulation import Simulation
 from simulacra.viewer.server import ViewerServer
 
@@ -177,7 +178,7 @@ def test_a_run_of_version_1_still_opens_everywhere(tmp_path):
         assert done.exit_code == 0, done.output
     with ViewerServer(run) as viewer:  # the page gets the records of today
         served = json.loads(viewer.events_from(0, 2))["events"]
-    assert served[0] == json.loads(records[0].line()) and served[0]["v"] == 2
+    assert served[0] == json.loads(records[0].line()) and served[0]["v"] == VERSION
 
 
 def test_cut_keeps_the_bytes_it_read(tmp_path):

@@ -122,6 +122,7 @@ def register() -> None:
         feed_commands,  # noqa: F401
         model_commands,  # noqa: F401
         models_commands,  # noqa: F401
+        play_commands,  # noqa: F401
         sim_commands,  # noqa: F401
         view_commands,  # noqa: F401
         world_commands,  # noqa: F401

@@ -25,7 +25,8 @@ from simulacra.llm.resolve import resolve_model
 from simulacra.settings import LimitSettings, Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
-from simulacra.sim.record import StepRecord
+from simulacra.sim.interact import Interactions
+from simulacra.sim.record import StepRecord, UserAction
 from simulacra.sim.simulation import Simulation
 from simulacra.text import bounded
 
@@ -258,11 +259,10 @@ def whisper(settings: Settings, directory: Path, agent: str, statement: str) -> 
     bounded(statement.strip(), limit, field="STATEMENT", setting="limits.memory_chars")
     rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
-    resident = sim.resident(match_name(agent, list(sim.residents)))
-    record = resident.agent.inner_voice(statement, sim.now)
-    sim.checkpoint()
+    name = match_name(agent, list(sim.residents))
+    said = Interactions(sim).whisper(name, statement)  # logged with the next step
     sim.close()
-    console.print(f"{shown(resident.name)} resolves: {shown(record.description)}")
+    console.print(f"{shown(name)} resolves: {shown(said)}")
 
 
 @cli.command("set")
@@ -277,10 +277,9 @@ def set_state(settings: Settings, directory: Path, obj: str, state: str) -> None
     state = bounded(state, limit, field="STATE", setting="limits.object_state_chars")
     rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
-    address = sim.state.set_object_state(obj, state)
-    sim.checkpoint()
+    address, now = Interactions(sim).set_object(obj, state)  # logged with the next step
     sim.close()
-    console.print(shown(f"{address} is {sim.state.object_state(address)}"))
+    console.print(shown(f"{address} is {now}"))
 
 
 @cli.command()
@@ -331,4 +330,21 @@ def _print_step(record: StepRecord, day, name: str | None, chats: bool, last: di
     for address, state in record.objects.items():
         if not name:
             console.print(f"  {t:%H:%M:%S}  [dim]{shown(address)} is {shown(state)}[/dim]")
+    for action in record.actions:
+        if not name or name in (action.to, action.by):
+            console.print(f"  {t:%H:%M:%S}  👤 {shown(_action_words(action))}")
     return day
+
+
+def _action_words(a: UserAction) -> str:
+    """What the user did (simulacra play), as `log` tells it."""
+    said = {
+        "talk": f"{a.by} asked {a.to}: {a.text!r} - {a.to}: {a.answer!r}",
+        "whisper": f"inner voice to {a.to}: {a.text!r}",
+        "set": f"{a.to} is now {a.text}",
+        "enter": f"{a.by} entered the town at {a.tile}",
+        "move": f"{a.by} walks to {a.tile}",
+        "say": f"{a.by} to {a.to}: {a.text!r} - {a.to}: {a.answer!r}",
+        "leave": f"{a.by} ended the conversation with {a.to}",
+    }
+    return said[a.kind]

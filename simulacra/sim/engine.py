@@ -63,12 +63,21 @@ class Engine:
         until_step: int,
         on_step: Callable[[StepRecord], None] | None = None,
         should_stop: Callable[[], bool] = lambda: False,
+        between_steps: Callable[[], None] = lambda: None,
     ) -> None:
         """Step until ``until_step``, checkpointing every N steps and at the end.
-        ``should_stop`` is polled between steps (Ctrl-C sets it)."""
+        ``should_stop`` is polled between steps (Ctrl-C sets it). ``between_steps`` runs
+        before each step, on this thread: where a live run applies what its user did, and
+        waits while paused or to keep a speed."""
         self._running_since = time.monotonic()
         try:
-            while self.step_no < until_step and not should_stop():
+            while self.step_no < until_step:
+                # Time between steps (a live run paused, or keeping its speed) is not stepping.
+                self.wall_seconds, self._running_since = self.wall(), None
+                between_steps()
+                self._running_since = time.monotonic()
+                if should_stop():
+                    break
                 record = self.step(sink)
                 if self.step_no % self.checkpoint_every == 0:
                     self.checkpoint()

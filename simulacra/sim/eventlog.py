@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from simulacra.errors import UserError
 from simulacra.sim import legacy
-from simulacra.sim.record import VERSION, StepRecord
+from simulacra.sim.record import CURRENT, VERSION, StepRecord
 
 EVENTS_FILE = "events.jsonl"
 DAMAGED = (
@@ -37,6 +37,10 @@ class EventLog:
 
     def write(self, record: StepRecord) -> None:
         self._file.write(record.line() + "\n")
+
+    def flush(self) -> None:
+        """Hand the written lines to the OS, so a page following the run sees them now."""
+        self._file.flush()
 
     def sync(self) -> None:
         """Make every written line durable (done before each checkpoint commits)."""
@@ -110,10 +114,10 @@ def parse_line(
     if not isinstance(data, dict):
         raise bad("is not a step record")
     version = data.get("v", 1)
-    if version not in (1, VERSION):
+    if version != 1 and version not in CURRENT:
         raise UserError(
             f"line {number} is of event-record version {version!r}; this simulacra reads "
-            f"versions 1 and {VERSION}",
+            f"versions 1 to {VERSION}",
             file=path,
             fix="read it with the simulacra that wrote it",
         )

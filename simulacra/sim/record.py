@@ -7,10 +7,13 @@ and none has to take a sentence apart again.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-VERSION = 2  # 1: the untyped lines before this module (no "v"); read through legacy.py
+VERSION = 3  # 1: the untyped lines before this module (no "v"); read through legacy.py
+# Versions whose lines are valid records of this one as they stand (3 only added fields).
+CURRENT = (2, 3)
 
 
 class _Record(BaseModel):
@@ -56,6 +59,27 @@ class Memory(_Record):
     text: str
 
 
+class UserAction(_Record):
+    """Something the user did to the town from `simulacra play`, between two steps; it is
+    logged with the step that follows it."""
+
+    kind: Literal["talk", "whisper", "set", "enter", "move", "say", "leave"]
+    by: str = ""  # the avatar, or who the user is in an interview ("a news reporter")
+    to: str = ""  # the resident spoken to, or the object's address
+    text: str = ""  # the question, the statement, the new state, the line said
+    answer: str = ""  # the resident's answer or reply
+    remembered: bool = False  # talk: whether the resident keeps the interview
+    tile: tuple[int, int] | None = None  # enter, move: where the avatar is now
+
+
+class AvatarStep(_Record):
+    """The user's avatar at the end of a step: perceived by the residents like anyone."""
+
+    name: str
+    tile: tuple[int, int]
+    description: str  # "Ana is standing by the cafe counter"
+
+
 class StepRecord(_Record):
     v: int = VERSION
     step: int = Field(ge=0)
@@ -65,6 +89,8 @@ class StepRecord(_Record):
     chats: list[Chat] = Field(default_factory=list)
     plans: dict[str, DayPlan] = Field(default_factory=dict)  # day plans made in this step
     memories: dict[str, list[Memory]] = Field(default_factory=dict)  # new in this step
+    actions: list[UserAction] = Field(default_factory=list)  # the user's, before this step
+    avatar: AvatarStep | None = None
 
     def line(self) -> str:
         """The record as one line of JSON (empty collections left out)."""
@@ -72,4 +98,5 @@ class StepRecord(_Record):
 
 
 def _empty(record: StepRecord) -> set[str]:
-    return {k for k in ("objects", "chats", "plans", "memories") if not getattr(record, k)}
+    fields = ("objects", "chats", "plans", "memories", "actions", "avatar")
+    return {k for k in fields if not getattr(record, k)}

@@ -232,13 +232,21 @@ class Simulation:
         until_step: int | None = None,
         on_step: Callable[[StepRecord], None] | None = None,
         should_stop: Callable[[], bool] = lambda: False,
+        between_steps: Callable[[], None] = lambda: None,
     ) -> None:
         """Step until the end (or ``until_step``), checkpointing every N steps and at the end.
-        ``should_stop`` is polled between steps (Ctrl-C sets it)."""
+        ``should_stop`` is polled between steps (Ctrl-C sets it); see Engine.run for
+        ``between_steps``."""
         if self.events is None:
             self.events = EventLog(self.directory / EVENTS_FILE)
         last = self.meta.total_steps if until_step is None else until_step
-        self.engine.run(self.events, until_step=last, on_step=on_step, should_stop=should_stop)
+        self.engine.run(
+            self.events,
+            until_step=last,
+            on_step=on_step,
+            should_stop=should_stop,
+            between_steps=between_steps,
+        )
 
 
 def _raise_unknown(name: str, names: list[str], world_folder: Path):

@@ -29,6 +29,7 @@ from simulacra.llm.phrases import phrases_beside
 from simulacra.memory import NewMemory
 from simulacra.settings import Settings
 from simulacra.sim import record as rec
+from simulacra.sim.avatar import Avatar
 from simulacra.sim.lockstep import Lockstep
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
 from simulacra.sim.resident import Action, Resident
@@ -61,6 +62,14 @@ class Town:
         self.places = PlaceChooser(world, embedder, settings.plan)
         # Per resident, the first memory id not yet written to the event log.
         self.unlogged = {name: r.agent.stream.next_id() for name, r in residents.items()}
+        # The user's side (simulacra play): the avatar, and what the user did and said since
+        # the last step, logged with the next one (kept in checkpoints until then).
+        self.avatar: Avatar | None = None
+        self.actions: list[rec.UserAction] = []
+        self.avatar_chats: list[rec.Chat] = []
+        # Object states as the log last had them: a change between steps (`simulacra set`,
+        # the page) is logged with the next step, like one during it.
+        self.logged_objects: dict[str, str] = {}
 
     # -- state -----------------------------------------------------------------------------
 
@@ -70,6 +79,10 @@ class Town:
             "cooldowns": dict(self.cooldowns),
             "unlogged": dict(self.unlogged),
             "residents": {name: r.get_state() for name, r in self.residents.items()},
+            "avatar": self.avatar.get_state() if self.avatar else None,
+            "actions": [a.model_dump(mode="json") for a in self.actions],
+            "avatar_chats": [c.model_dump(mode="json") for c in self.avatar_chats],
+            "logged_objects": dict(self.logged_objects),
         }
 
     def set_state(self, state: dict) -> None:
@@ -80,6 +93,12 @@ class Town:
         for name, resident_state in state["residents"].items():
             if name in self.residents:
                 self.residents[name].set_state(resident_state)
+        # Checkpoints before `simulacra play` had no user side.
+        avatar = state.get("avatar")
+        self.avatar = Avatar.from_state(avatar) if avatar else None
+        self.actions = [rec.UserAction.model_validate(a) for a in state.get("actions", [])]
+        self.avatar_chats = [rec.Chat.model_validate(c) for c in state.get("avatar_chats", [])]
+        self.logged_objects = dict(state.get("logged_objects", self.state.changed_objects()))
 
     # -- one step --------------------------------------------------------------------------
 
@@ -89,7 +108,7 @@ class Town:
         plans: dict[str, planning.DayPlan] = {}
         talks: dict[str, Decision] = {}
         replanned: set[str] = set()
-        objects_before = self.state.changed_objects()
+        objects_before = self.logged_objects
         self.lockstep.run(
             [partial(self._think, r, now, plans, talks, replanned) for r in residents]
         )
@@ -98,6 +117,7 @@ class Town:
         self.lockstep.run([partial(self._next_action, r, now) for r in due])
         for r in residents:
             self.move(r)
+        self._move_avatar()
         return self._record(step, now, objects_before, chats, plans)
 
     def _record(self, step, now, objects_before, chats, plans) -> rec.StepRecord:
@@ -110,6 +130,10 @@ class Town:
         objects = self.state.changed_objects()
         changed = {k: v for k, v in objects.items() if objects_before.get(k) != v}
         changed.update({k: IDLE for k in objects_before if k not in objects})
+        self.logged_objects = objects
+        actions, self.actions = self.actions, []
+        chats = [*self.avatar_chats, *chats]
+        self.avatar_chats = []
         return rec.StepRecord(
             step=step,
             time=now,
@@ -118,7 +142,16 @@ class Town:
             chats=chats,
             plans={name: _plan_record(plan) for name, plan in plans.items()},
             memories=memories,
+            actions=actions,
+            avatar=self._avatar_step(),
         )
+
+    def _avatar_step(self) -> rec.AvatarStep | None:
+        if self.avatar is None:
+            return None
+        name = self.avatar.name
+        event = self.state.event_of(name)
+        return rec.AvatarStep(name=name, tile=event.tile, description=event.description)
 
     def _agent_step(self, r: Resident) -> rec.AgentStep:
         a = r.action
@@ -225,7 +258,7 @@ class Town:
                 pairs.append((r, other))
                 # Both are talking from now on, so neither joins another pair this step.
                 for me, you in ((r, other), (other, r)):
-                    self._start_talking(me, you, now)
+                    self._start_talking(me, you.name, now)
         said: list[list[Line]] = [[] for _ in pairs]
         self.lockstep.run(
             [partial(self._converse, a, b, now, said[i]) for i, (a, b) in enumerate(pairs)]
@@ -248,24 +281,23 @@ class Town:
             )
         return chats
 
-    def _start_talking(self, me: Resident, you: Resident, now: datetime) -> None:
+    def _start_talking(self, me: Resident, partner: str, now: datetime) -> None:
         """The action of talking, ending when the conversation's length is known."""
         self._stop_using(me)
         me.path = []
         me.waiting = False
-        activity = PHRASES.text("talking", partner=you.name)
+        activity = PHRASES.text("talking", partner=partner)
         me.action = Action(
-            activity, now, now, self._here(me), emoji("talk"), "is", activity, partner=you.name
+            activity, now, now, self._here(me), emoji("talk"), "is", activity, partner=partner
         )
         self._show(me)
 
     def _converse(self, a: Resident, b: Resident, now: datetime, lines: list[Line]) -> None:
-        here = self._here(a)
         lines += converse(
             a.agent,
             b.agent,
             now=now,
-            setting=self.world.phrase(here) if here else PHRASES.text("on_the_street"),
+            setting=self.setting_of(a),
             max_utterances=self.settings.conversation.max_utterances,
         )
         remember_conversation(a.agent, b.name, lines, now)
@@ -342,7 +374,32 @@ class Town:
         if not r.path:
             self._arrive(r)
 
+    # -- the avatar -----------------------------------------------------------------------
+
+    def _move_avatar(self) -> None:
+        if self.avatar is not None and self.avatar.path:
+            self.state.move(self.avatar.name, self.avatar.path.pop(0))
+            self.show_avatar()
+
+    def show_avatar(self) -> None:
+        """The avatar's doings as its event in the world, which perception reads."""
+        a = self.avatar
+        if a is not None:
+            self.state.set_action(a.name, "is", "", a.describe(self.world, self.state))
+
+    def talk_with_avatar(self, r: Resident, now: datetime) -> None:
+        """The resident stops to talk with the avatar; each line keeps it talking a while."""
+        if r.action is None or r.action.partner != self.avatar.name:
+            self._start_talking(r, self.avatar.name, now)
+        seconds = self.settings.conversation.seconds_per_line * 2
+        r.action.end = now + timedelta(seconds=max(self.step_seconds, seconds))
+
     # -- the world's side of an action ------------------------------------------------------
+
+    def setting_of(self, r: Resident) -> str:
+        """Where a conversation with ``r`` takes place, in words."""
+        here = self._here(r)
+        return self.world.phrase(here) if here else PHRASES.text("on_the_street")
 
     def _here(self, r: Resident) -> str:
         return self.world.place_at(self.state.tile_of(r.name)).address

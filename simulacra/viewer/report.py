@@ -284,9 +284,10 @@ def density_series(run: Run) -> list[tuple[datetime, float]]:
     possible = n * (n - 1) / 2
     known: set[tuple[str, str]] = set()
     series = [(run.meta.start, 0.0)]
+    residents = set(run.meta.agents)  # not a user's avatar (simulacra play)
     for step, chat in run.chats:
         before = len(known)
-        known.update(combinations(sorted(set(chat.between)), 2))
+        known.update(combinations(sorted(set(chat.between) & residents), 2))
         if len(known) != before and possible:
             series.append((run.time(step), len(known) / possible))
     series.append((run.last_time, series[-1][1]))

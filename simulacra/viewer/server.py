@@ -14,18 +14,28 @@ GET /api/events?from=N&limit=M
                            the step records (simulacra/sim/record.py) of steps N.. (at
                            most M), whole lines only, lines of older runs upgraded
 
+With a live run (`simulacra play`) it also serves the play API (see play_api.py): GET
+/api/play, and POSTs that change the town. Those are taken only from the page this server
+sent: the Host check below, an Origin (when the browser sends one) of this server, and the
+session's token, which is written into the page and must come back as the X-Simulacra-Token
+header; another site cannot read the page, so cannot learn it, and cannot send the header
+without a CORS preflight, which is never answered.
+
 It listens on 127.0.0.1 only: a run holds every thought of every agent.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import logging
 import os
+import secrets
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from simulacra.cognition.emoji import EMOJI
@@ -33,8 +43,11 @@ from simulacra.errors import UserError
 from simulacra.feed.run import is_feed_run
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, parse_line
-from simulacra.sim.record import VERSION
+from simulacra.sim.record import CURRENT
 from simulacra.viewer.palette import agent_colors
+
+if TYPE_CHECKING:
+    from simulacra.sim.live import LiveRun
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +55,8 @@ HOST = "127.0.0.1"
 STATIC_DIR = Path(__file__).parent / "static"
 DEFAULT_LIMIT = 500
 MAX_LIMIT = 5000
+TOKEN_HEADER = "X-Simulacra-Token"
+TOKEN_SLOT = b'<meta name="simulacra-token" content="">'
 
 _TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -128,8 +143,17 @@ class EventIndex:
 class ViewerServer:
     """Serves one run directory until :meth:`close`. ``port=0`` picks any free port."""
 
-    def __init__(self, directory: Path, *, port: int = 0, follow: bool = False) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        port: int = 0,
+        follow: bool = False,
+        live: LiveRun | None = None,
+    ) -> None:
         self.directory = Path(directory)
+        self.live = live  # a run being played: the page may act on it
+        self.token = secrets.token_urlsafe(32)  # this session's, for the play API
         self.feed = is_feed_run(self.directory)
         if not self.feed:
             self._check_town()
@@ -194,7 +218,8 @@ class ViewerServer:
         data = json.loads((self.directory / rundir.META_FILE).read_text(encoding="utf-8"))
         data["total_steps"] = meta.total_steps
         data["available"] = self.events.refresh()
-        data["follow"] = self.follow
+        data["follow"] = self.follow or self.live is not None
+        data["play"] = self.live is not None
         # The word each bubble's emoji stands for, for browsers without colour emoji.
         data["emoji_words"] = {mark: word for word, mark in EMOJI.items()}
         data["agent_colors"] = agent_colors(meta.agents)
@@ -215,8 +240,8 @@ class ViewerServer:
 
     def _current(self, line: bytes, step: int) -> bytes:
         """A line as the current record version: lines of older runs are upgraded."""
-        if b'"v":%d,' % VERSION in line[:16]:
-            return line
+        if any(b'"v":%d,' % v in line[:16] for v in CURRENT):
+            return line  # valid as it stands
         path = self.directory / EVENTS_FILE
         return parse_line(line, path=path, number=step + 1).line().encode()
 
@@ -253,6 +278,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._json(self.viewer.meta(), head)
             elif path == "/api/world":
                 self._json(self.viewer.world(), head)
+            elif path == "/api/play" and self.viewer.live is not None:
+                self._json(json.dumps(self.viewer.live.status()).encode(), head)
             elif path == "/api/events":
                 query = parse_qs(url.query)
                 start = _int(query, "from", 0)
@@ -270,6 +297,62 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             pass  # the page went away mid-answer
 
+    def do_POST(self) -> None:  # noqa: N802
+        from simulacra.viewer import play_api
+
+        refused = self._refused()
+        if refused:
+            self.close_connection = True  # the body, unread, must not pass for a request
+            self._send(HTTPStatus.FORBIDDEN, f"{refused}\n".encode(), "text/plain", False)
+            return
+        path = urlsplit(self.path).path
+        action = path[len("/api/play/") :] if path.startswith("/api/play/") else ""
+        if action != "control" and action not in play_api.ACTIONS:
+            self.close_connection = True
+            self._not_found(False)
+            return
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= play_api.MAX_BODY:
+            self.close_connection = True
+            self._error(HTTPStatus.BAD_REQUEST, "the request has no length, or is too long")
+            return
+        raw = self.rfile.read(length)
+        try:
+            answer = play_api.handle(self.viewer.live, action, raw)
+        except play_api.BadRequest as e:
+            self._error(HTTPStatus.BAD_REQUEST, str(e))
+        except Exception as e:  # the model failed, the town stopped: say so in the page
+            log.exception("play action %s failed", action)
+            self._error(HTTPStatus.INTERNAL_SERVER_ERROR, f"{type(e).__name__}: {e}")
+        else:
+            self._json(json.dumps(answer, ensure_ascii=False).encode("utf-8"), False)
+
+    def _refused(self) -> str | None:
+        """Why a state-changing request is not taken, or None: it must come from our page."""
+        if self.viewer.live is None:
+            return "this server only shows a run (start it with `simulacra play` to act on it)"
+        if not self._host_ok():
+            return "forbidden host"
+        ours = (f"http://127.0.0.1:{self.viewer.port}", f"http://localhost:{self.viewer.port}")
+        origin = self.headers.get("Origin")
+        if origin is not None and origin not in ours:
+            return "forbidden origin"
+        if self.headers.get("Sec-Fetch-Site") not in (None, "same-origin"):
+            return "forbidden: not from this page"
+        token = self.headers.get(TOKEN_HEADER) or ""
+        if not hmac.compare_digest(token.encode(), self.viewer.token.encode()):
+            return "forbidden: missing or wrong session token (reload the page)"
+        if (self.headers.get("Content-Type") or "").split(";")[0].strip() != "application/json":
+            return "forbidden: the body must be application/json"
+        return None
+
+    def _error(self, status: HTTPStatus, message: str) -> None:
+        body = json.dumps({"error": message}, ensure_ascii=False).encode("utf-8")
+        self._send(status, body, "application/json", False)
+
     def _host_ok(self) -> bool:
         # A page elsewhere could point a name it controls at 127.0.0.1 (DNS rebinding) and
         # then read the run; the browser still sends that name as Host, so only ours pass.
@@ -285,6 +368,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._not_found(head)
             return
         body = file.read_bytes()
+        if name == "index.html" and self.viewer.live is not None:
+            body = body.replace(TOKEN_SLOT, TOKEN_SLOT[:-2] + self.viewer.token.encode() + b'">')
         self._send(HTTPStatus.OK, body, _TYPES.get(file.suffix, "application/octet-stream"), head)
 
     def _json(self, body: bytes, head: bool) -> None:

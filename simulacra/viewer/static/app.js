@@ -117,6 +117,7 @@ const S = {
   panelsFor: null, // what the panels show, to redraw them only on change
   lastArrival: 0,
   error: null,
+  player: null, // simulacra play: where the user's avatar was last drawn
 };
 
 const IX = {
@@ -124,6 +125,7 @@ const IX = {
   memories: new Map(), // name -> [[step, {kind, text}]]
   chats: [], // [[step, chat]]
   objectChanges: [], // [[step, {address: state}]]
+  actions: [], // [[step, what the user did (simulacra play)]]
 };
 
 async function getJSON(url) {
@@ -146,6 +148,7 @@ function ingest(event) {
   }
   for (const chat of event.chats || []) IX.chats.push([n, chat]);
   if (event.objects) IX.objectChanges.push([n, event.objects]);
+  for (const action of event.actions || []) IX.actions.push([n, action]);
 }
 
 function forgetEvents() {
@@ -154,6 +157,7 @@ function forgetEvents() {
   IX.memories.clear();
   IX.chats = [];
   IX.objectChanges = [];
+  IX.actions = [];
 }
 
 let fetching = null;
@@ -592,6 +596,7 @@ function draw() {
   }
   S.drawn = drawn;
   S.drawnStep = S.step;
+  drawPlayer(g, T, r);
 }
 
 function drawAvatar(g, p, name, r) {
@@ -716,6 +721,7 @@ function renderPanels() {
   renderAgent();
   renderChats();
   renderObjects();
+  if (IX.actions.length || P.on) renderActions();
 }
 
 function emojiSpan(agent) {
@@ -978,14 +984,25 @@ function bindControls() {
   const map = $("map");
   map.addEventListener("click", (event) => {
     const [px, py] = mapPoint(event);
-    const who = agentUnder(px, py);
-    if (who) select(who);
+    const tile = [Math.floor(px / S.tile), Math.floor(py / S.tile)];
+    let who = agentUnder(px, py);
+    const walking = P.on && P.status && P.status.avatar;
+    // With an avatar, a click on a free tile is where to walk, even right next to someone.
+    if (who && walking && String(S.drawn[who].tile) !== String(tile)) who = null;
+    if (who) {
+      select(who);
+      if (P.on) pickResident(who);
+    } else if (walking) {
+      walkTo(...tile);
+    }
   });
   map.addEventListener("mousemove", showTooltip);
   map.addEventListener("mouseleave", () => ($("tooltip").hidden = true));
   document.addEventListener("keydown", (event) => {
     const tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "select" || (tag === "input" && event.target.type !== "checkbox")) return;
+    if (tag === "select" || tag === "textarea") return;
+    if (tag === "input" && event.target.type !== "checkbox") return;
+    if (P.on && playKey(event)) return;
     if (event.key === " ") {
       event.preventDefault();
       setPlaying(!S.playing);
@@ -1022,6 +1039,20 @@ window.viewer = Object.freeze({
   get time() { return S.events.length ? stepTime(S.step) : null; },
   get tileSize() { return S.tile; },
   get error() { return S.error; },
+  // simulacra play: the town's state as the server last said it, and the user's avatar as
+  // drawn ({name, tile, x, y} in the viewport), or null.
+  get play() { return P.on ? P.status : null; },
+  player() {
+    if (!S.player) return null;
+    const rect = $("map").getBoundingClientRect();
+    const d = S.player;
+    return { name: d.name, tile: [...d.tile], x: rect.left + d.cx, y: rect.top + d.cy };
+  },
+  // The viewport point of a tile's centre (to click a destination).
+  tilePoint(x, y) {
+    const rect = $("map").getBoundingClientRect();
+    return { x: rect.left + (x + 0.5) * S.tile, y: rect.top + (y + 0.5) * S.tile };
+  },
   // name -> {tile: the tile under the drawn avatar, eventTile, x, y: its centre in the
   // viewport (for a mouse click), color}
   avatars() {
@@ -1050,7 +1081,291 @@ window.viewer = Object.freeze({
   },
 });
 
-// ---------------------------------------------------------------- 9. start
+// ---------------------------------------------------------------- 9. play
+
+// With `simulacra play` the town runs while the page watches, and the page can act on it
+// through /api/play/... (see simulacra/viewer/play_api.py). Every request carries the
+// session's token from the page's <meta>; the server refuses any other.
+
+const P = {
+  on: false,
+  token: "",
+  status: null, // GET /api/play: paused, speed, step, avatar, error
+  log: [], // this page's conversation panel: interviews and the avatar's conversations
+};
+
+function initPlay() {
+  P.on = true;
+  P.token = document.querySelector('meta[name="simulacra-token"]').content;
+  for (const id of ["play", "back", "forward"]) $(id).hidden = true;
+  $("speed").parentElement.hidden = true;
+  $("live").parentElement.hidden = true;
+  $("town-controls").hidden = false;
+  $("play-panel").hidden = false;
+  for (const id of ["talk-to", "say-to", "whisper-to"]) {
+    $(id).replaceChildren(...S.meta.agents.map((name) => new Option(name, name)));
+  }
+  const names = S.world.objects.map((o) => new Option(o.address));
+  $("object-names").replaceChildren(...names);
+  $("town-run").addEventListener("click", () => control({ paused: !P.status.paused }));
+  $("town-speed").addEventListener("change", (e) => control({ speed: Number(e.target.value) }));
+  onSubmit("enter-form", async () => {
+    await act("enter", { name: $("avatar-name").value });
+  });
+  onSubmit("talk-form", async () => {
+    const body = {
+      resident: $("talk-to").value,
+      persona: $("talk-as").value,
+      question: $("talk-question").value,
+      remember: $("talk-remember").checked,
+    };
+    const got = await act("talk", body);
+    P.log.push({ kind: "talk", ...body, answer: got.answer, memories: got.memories });
+    $("talk-question").value = "";
+    renderTalkLog();
+  });
+  onSubmit("say-form", async () => {
+    const body = { resident: $("say-to").value, text: $("say-text").value };
+    const got = await act("say", body);
+    let chat = P.log.findLast((e) => e.kind === "chat");
+    if (!chat || chat.ended || chat.with !== body.resident) {
+      chat = { kind: "chat", with: body.resident, lines: [] };
+      P.log.push(chat);
+    }
+    chat.lines.push([P.status.avatar.name, body.text], [body.resident, got.reply]);
+    if (got.ended) chat.ended = true;
+    $("say-text").value = "";
+    renderTalkLog();
+  });
+  $("say-end").addEventListener("click", () => guarded(async () => {
+    await act("leave", {});
+    const chat = P.log.findLast((e) => e.kind === "chat");
+    if (chat) chat.ended = true;
+    renderTalkLog();
+  }));
+  onSubmit("whisper-form", async () => {
+    await act("whisper", { resident: $("whisper-to").value, statement: $("whisper-text").value });
+    $("whisper-text").value = "";
+  });
+  onSubmit("set-form", async () => {
+    await act("set", { object: $("set-object").value, state: $("set-state").value });
+    $("set-state").value = "";
+  });
+  renderTalkLog();
+  pollPlay();
+  setInterval(pollPlay, 1000);
+}
+
+function onSubmit(id, handler) {
+  $(id).addEventListener("submit", (event) => {
+    event.preventDefault();
+    guarded(handler);
+  });
+}
+
+// Runs an action, showing its error (a 400's one line) under the forms.
+async function guarded(handler) {
+  const box = $("play-error");
+  box.hidden = true;
+  document.body.classList.add("busy");
+  try {
+    await handler();
+  } catch (err) {
+    box.textContent = err.message;
+    box.hidden = false;
+  } finally {
+    document.body.classList.remove("busy");
+  }
+}
+
+async function act(action, body) {
+  const response = await fetch(`/api/play/${action}`, {
+    method: "POST",
+    cache: "no-store",
+    headers: { "Content-Type": "application/json", "X-Simulacra-Token": P.token },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    data = { error: text.trim() };
+  }
+  if (!response.ok) throw new Error(data.error || `${action}: ${response.status}`);
+  if (data.status) showPlay(data.status);
+  fetchMore();
+  return data;
+}
+
+function control(change) {
+  return guarded(() => act("control", change));
+}
+
+async function pollPlay() {
+  try {
+    showPlay(await getJSON("/api/play"));
+  } catch (err) {
+    S.error = `cannot reach the town (${err.message})`;
+    updateStatus();
+  }
+}
+
+function showPlay(status) {
+  P.status = status;
+  const run = $("town-run");
+  run.textContent = status.paused ? "▶ Run town" : "❚❚ Pause town";
+  run.classList.toggle("paused", status.paused);
+  const speed = $("town-speed");
+  if (document.activeElement !== speed) speed.value = String(status.speed);
+  const avatar = status.avatar;
+  $("enter-form").hidden = Boolean(avatar);
+  $("say-form").hidden = !avatar;
+  const info = $("avatar-info");
+  info.hidden = !avatar;
+  if (avatar) {
+    info.textContent = `${avatar.description}. Click the map or use the arrow keys to walk.`;
+  }
+  if (status.error) {
+    S.error = status.error;
+    updateStatus();
+  }
+  S.dirty = true;
+}
+
+function pickResident(name) {
+  for (const id of ["talk-to", "say-to", "whisper-to"]) $(id).value = name;
+}
+
+function walkTo(x, y) {
+  if (x < 0 || y < 0 || x >= S.world.width || y >= S.world.height) return;
+  guarded(() => act("move", { x, y }));
+}
+
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+// Keys while playing: space pauses the town, the arrows walk the avatar.
+function playKey(event) {
+  if (event.key === " ") {
+    event.preventDefault();
+    control({ paused: !P.status.paused });
+    return true;
+  }
+  const arrow = ARROWS[event.key];
+  if (!arrow || !P.status || !P.status.avatar) return false;
+  event.preventDefault();
+  guarded(() => act("step", { dx: arrow[0], dy: arrow[1] }));
+  return true;
+}
+
+// The avatar: live where the page shows the latest step, else as the log has it.
+function drawPlayer(g, T, r) {
+  S.player = null;
+  const latest = S.step >= S.events.length - 1;
+  const live = P.status && P.status.avatar;
+  const logged = S.events[S.step] && S.events[S.step].avatar;
+  const a = latest && live ? live : logged;
+  if (!a) return;
+  const cx = (a.tile[0] + 0.5) * T;
+  const cy = (a.tile[1] + 0.5) * T;
+  if (latest && live && live.walking_to) {
+    const [gx, gy] = live.walking_to;
+    g.save();
+    g.strokeStyle = "#c62828";
+    g.lineWidth = 2.5;
+    const d = T * 0.35;
+    g.beginPath();
+    g.moveTo((gx + 0.5) * T - d, (gy + 0.5) * T - d);
+    g.lineTo((gx + 0.5) * T + d, (gy + 0.5) * T + d);
+    g.moveTo((gx + 0.5) * T + d, (gy + 0.5) * T - d);
+    g.lineTo((gx + 0.5) * T - d, (gy + 0.5) * T + d);
+    g.stroke();
+    g.restore();
+  }
+  g.save();
+  g.beginPath();
+  g.moveTo(cx, cy - r * 1.25);
+  g.lineTo(cx + r * 1.05, cy);
+  g.lineTo(cx, cy + r * 1.25);
+  g.lineTo(cx - r * 1.05, cy);
+  g.closePath();
+  g.fillStyle = "#ffc400";
+  g.fill();
+  g.lineWidth = 2.5;
+  g.strokeStyle = "#3b2a00";
+  g.stroke();
+  g.restore();
+  // The name above: residents' names are below them, and the avatar is often next to one.
+  const h = clamp(Math.round(T * 0.9), 10, 14) + 4;
+  drawLabel(g, { cx, cy: cy - r * 1.25 - h - 6 }, a.name, 0, T);
+  S.player = { name: a.name, tile: a.tile, cx, cy };
+}
+
+function renderTalkLog() {
+  const box = $("talk-log");
+  box.replaceChildren();
+  if (!P.log.length) {
+    box.append(el("p", "empty", "ask a resident something, or enter and talk to one nearby"));
+  }
+  for (const entry of P.log) {
+    const div = el("div", "entry");
+    if (entry.kind === "talk") {
+      const kept = entry.remember ? "remembered" : "not remembered";
+      div.append(el("div", "head", `interview · ${entry.persona} → ${entry.resident} · ${kept}`));
+      const q = el("p", "you");
+      q.append(el("span", "speaker", "You: "), entry.question);
+      const a = el("p");
+      a.append(el("span", "speaker", `${entry.resident}: `), entry.answer);
+      div.append(q, a);
+      const more = el("details");
+      more.append(el("summary", "", `memories used (${entry.memories.length})`));
+      const ol = el("ol");
+      for (const m of entry.memories) ol.append(el("li", "", m));
+      more.append(ol);
+      div.append(more);
+    } else {
+      const state = entry.ended ? `ended · ${entry.with} remembers it` : "talking";
+      div.append(el("div", "head", `conversation with ${entry.with} · ${state}`));
+      for (const [speaker, text] of entry.lines) {
+        const p = el("p", speaker === entry.with ? "" : "you");
+        p.append(el("span", "speaker", `${speaker}: `), text);
+        div.append(p);
+      }
+    }
+    box.append(div);
+  }
+  box.scrollTop = box.scrollHeight; // the latest at the bottom, as in a chat
+}
+
+const ACTION_WORDS = {
+  talk: (a) => `${a.by} asked ${a.to}: “${a.text}” — “${a.answer}”` +
+    (a.remembered ? " (remembered)" : ""),
+  whisper: (a) => `inner voice to ${a.to}: “${a.text}”`,
+  set: (a) => `${a.to} is now ${a.text}`,
+  enter: (a) => `${a.by} entered the town`,
+  move: (a) => `${a.by} walks to tile ${a.tile.join(", ")}`,
+  say: (a) => `${a.by} to ${a.to}: “${a.text}” — ${a.to}: “${a.answer}”`,
+  leave: (a) => `${a.by} ended the conversation with ${a.to}`,
+};
+
+// What the user did (simulacra play): shown while playing, and in a replay of a played run.
+function renderActions() {
+  $("action-panel").hidden = false;
+  document.body.classList.add("has-actions");
+  const ul = $("actions");
+  const k = countUpTo(IX.actions, S.step);
+  const shown = IX.actions.slice(Math.max(0, k - 40), k).reverse();
+  ul.replaceChildren();
+  $("action-count").textContent = k ? `${k} logged` : "";
+  if (!shown.length) ul.append(el("li", "empty", "nothing yet: what you do is logged at the next step"));
+  for (const [n, action] of shown) {
+    const li = el("li", `action action-${action.kind}`);
+    li.append(el("span", "when", stepTime(n).slice(11, 19)), ACTION_WORDS[action.kind](action));
+    ul.append(li);
+  }
+}
+
+// ---------------------------------------------------------------- 10. start
 
 async function start() {
   bindControls();
@@ -1067,6 +1382,7 @@ async function start() {
       `${meta.agents.length} residents · ${meta.step_seconds} s a step · seed ${meta.seed}`;
     document.title = `${world.name} · simulacra`;
     layout();
+    if (meta.play) initPlay();
     const follow = params.has("follow") ? params.get("follow") !== "0" : meta.follow;
     setLive(Boolean(follow));
     if (params.get("agent") && meta.agents.includes(params.get("agent"))) {
