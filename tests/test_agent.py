@@ -218,3 +218,14 @@ def test_an_existing_agent_is_not_overwritten(build, tmp_path):
 def test_opening_an_empty_directory_explains_what_to_do(tmp_path):
     with pytest.raises(UserError, match="no agent here"):
         GenerativeAgent.open(tmp_path)
+
+
+def test_a_conversation_ends_when_a_line_echoes_one_said_before(build, tmp_path):
+    from simulacra.cognition.dialogue import converse
+
+    opening = {"says": "Hi Klaus! Are you excited about Valentine's Day?", "end": False}
+    isabella, _ = build({"respond": [opening]})
+    maria, backend = build({"respond": [opening]}, directory=tmp_path / "maria")
+    lines = converse(isabella, maria, now=T0, setting="at Hobbs Cafe", max_utterances=8)
+    assert [line.text for line in lines] == [opening["says"]]  # the echo is not said
+    assert len(backend.calls("respond")) == 1

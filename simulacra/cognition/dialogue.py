@@ -87,11 +87,20 @@ def converse(
     speaker, listener = initiator, partner
     while len(lines) < max_utterances:
         answer = next_line(speaker, listener.name, lines, now=now, setting=setting)
+        if _said_before(answer.says, lines):
+            break  # a model echoing a line has nothing more to say: the talk is over
         lines.append(Line(speaker.name, answer.says))
         if answer.end:
             break
         speaker, listener = listener, speaker
     return lines
+
+
+def _said_before(words: str, lines: Sequence[Line]) -> bool:
+    def bare(text: str) -> str:
+        return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+
+    return any(bare(words) == bare(line.text) for line in lines)
 
 
 def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> None:
