@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,7 +41,8 @@ class PlaceChooser:
 
     def allowed(self, name: str, place: str) -> bool:
         """Whether ``name`` may use ``place``: not another's room, not a house they don't
-        live in."""
+        live in, not a home named for someone who is not in this town ("Ryan Park's
+        apartment" in a three-resident Smallville)."""
         mine = self._homes.get(name, "")
         sector = place.split(":")[0].strip()
         for owner, home in self._homes.items():
@@ -48,6 +50,11 @@ class PlaceChooser:
                 continue
             if place == home or place.startswith(home + ":"):
                 return False  # someone else's room (or their whole apartment)
+        parts = [part.strip() for part in place.split(":")]
+        for depth, part in enumerate(parts[:2]):
+            named = ": ".join(parts[: depth + 1])
+            if _PERSONAL.match(part) and not (mine == named or mine.startswith(named + ":")):
+                return False
         residents_here = [h for h in self._homes.values() if h.split(":")[0].strip() == sector]
         return not residents_here or mine.split(":")[0].strip() == sector
 
@@ -92,6 +99,11 @@ class PlaceChooser:
             if room and place.startswith(room):
                 notes[place] = (notes.get(place, "") + ", where they are now").lstrip(", ")
         return Candidates(chosen, notes)
+
+
+# A place named for its people ("Ryan Park's apartment", "Lin family's house", "Klaus
+# Mueller's room"), not for whom it serves ("women's one-person bathroom").
+_PERSONAL = re.compile(r"^[A-Z][\w.-]*(?: [A-Z]?[\w.-]+)*'s ")
 
 
 def _arena_or_sector(home: str) -> str:
