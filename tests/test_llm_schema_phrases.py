@@ -19,6 +19,10 @@ from simulacra.llm.schema import as_activity, as_state
         ("write in her journal", "writing in her journal"),
         ("lunch with Klaus", "having lunch with Klaus"),
         ("at the cafe", "at the cafe"),
+        ("stops and waits for Isabella", "stopping and waiting for Isabella"),
+        ("plan the party", "planning the party"),
+        ("visit Klaus", "visiting Klaus"),
+        ("buys apples and pears", "buying apples and pears"),
     ],
 )
 def test_activity_phrases_read_after_is(written, reads):

@@ -68,6 +68,9 @@ def as_activity(phrase: str) -> str:
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:
         return word + text[len(first) :] if first.isalpha() else text
     verb = _ing(word)
+    second, _, after = rest.removeprefix("and ").partition(" ")
+    if rest.startswith("and ") and word.endswith("s") and second.endswith("s") and second.isalpha():
+        rest = f"and {_ing(second)} {after}"  # "stops and waits for her": two verbs
     return f"{verb} {rest}".strip()
 
 
@@ -109,14 +112,22 @@ def _ing(verb: str) -> str:
         return verb[:-2] + "ying"
     if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")) and len(verb) > 2:
         return verb[:-1] + "ing"
-    if (
-        len(verb) == 3
-        and verb[2] not in _VOWELS + "wxy"
-        and verb[1] in _VOWELS
-        and verb[0] not in _VOWELS
-    ):
-        return verb + verb[2] + "ing"  # run -> running, sit -> sitting
+    if _one_syllable_cvc(verb):
+        return verb + verb[-1] + "ing"  # run -> running, stop -> stopping
     return verb + "ing"
+
+
+def _one_syllable_cvc(verb: str) -> bool:
+    """A one-syllable verb ending consonant, single vowel, consonant: its last letter doubles
+    before -ing (sit, stop, plan, chat), unlike "visit", "open", "read" or "fix"."""
+    groups = re.findall(f"[{_VOWELS}]+", verb)
+    return (
+        len(verb) >= 3
+        and len(groups) == 1
+        and verb[-1] not in _VOWELS + "wxy"
+        and verb[-2] in _VOWELS
+        and verb[-3] not in _VOWELS
+    )
 
 
 def state_phrase(max_length: int, description: str = "a few lowercase words"):
