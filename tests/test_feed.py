@@ -44,6 +44,8 @@ def react_on_idols(request):
     choice = "react" if on_topic and not ended else "ignore"
     target = int(re.search(r"The newest message is #(\d+)", request.user).group(1))
     return {
+        "topic": "idol talk" if on_topic else "something else",
+        "on_interests": "yes" if on_topic else "no",
         "thought": f"it is {'idol talk' if choice == 'react' else 'not for me'}",
         "reaction": choice,
         "target": target,
@@ -140,7 +142,8 @@ def test_the_reply_target_is_an_enum_of_the_chain_without_the_agent_own(tmp_path
     schema = json_schema(reaction_for([1, 2, 4]))
     assert schema["properties"]["target"]["enum"] == [1, 2, 4]
     assert schema["properties"]["reaction"] == {"$ref": "#/$defs/Choice"}
-    assert list(schema["properties"]) == ["thought", "reaction", "target"]  # thought first
+    # what it is about and a thought come before the decision
+    assert list(schema["properties"]) == ["topic", "on_interests", "thought", "reaction", "target"]
     run, backend = feed(world=write_world(tmp_path, posts=BRANCHY, rules="per_wake = 10"))
     run.run(0.1)
     reply = run.board.get(run.board.decision("Hikari", 2).reply)

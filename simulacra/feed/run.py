@@ -259,6 +259,8 @@ class FeedRun:
             recent=recent,
         )
         choice = answer.reaction.value
+        if answer.on_interests is steps.YesNo.NO:
+            choice = steps.Choice.IGNORE.value  # off its interests: the design ignores it
         if choice == steps.Choice.IGNORE.value:
             return self.board.record(
                 Decision(agent.name, message.id, at, choice, answer.thought, recent=recent),

@@ -62,12 +62,21 @@ class Folded(Answer):
     statements: list[prose(240, "a short statement")] = Field(min_length=1, max_length=2)
 
 
+class YesNo(str, Enum):
+    YES = "yes"
+    NO = "no"
+
+
 def reaction_for(options: Sequence[int], **_: object) -> type[Answer]:
-    """Thought first (it helps a small model decide), then the decision, then the target: one
-    of the ids of the thread chain, so a reply can only go to a message in the chain."""
+    """What the message is about and whether that is one of the interests first (the design's
+    lesson: split a decision into plain questions), then a thought, then the decision, then
+    the target: one of the ids of the thread chain, so a reply can only go to a message in it.
+    """
     return create_model(
         "Reaction",
         __base__=Answer,
+        topic=(prose(80, "what the newest message is about", min_length=3), ...),
+        on_interests=(YesNo, ...),
         thought=(prose(200, "one or two sentences of reasoning"), ...),
         reaction=(Choice, ...),
         target=(one_of(list(options)), ...),
