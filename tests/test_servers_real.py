@@ -1,5 +1,6 @@
 """The town against real servers on 127.0.0.1: llama-cpp-python's OpenAI-compatible server
-with the embedded model, and Chroma's own server (`chroma run`)."""
+with the embedded model, and Chroma's own server (`chroma run`), with residents thinking in
+parallel."""
 
 from __future__ import annotations
 
@@ -113,42 +114,36 @@ def chroma_server(tmp_path):
         stop(proc)
 
 
-def test_a_town_runs_through_a_model_server_and_replays_without_it_thinking(tmp_path, model_server):
-    first = simulacra(
-        "run",
-        WORLD,
-        "--hours",
-        0.1,
-        "--server",
-        model_server,
-        "--out",
-        tmp_path / "a",
-        cwd=tmp_path,
-    )
-    assert first.returncode == 0, first.stderr
-    assert "finished at" in first.stdout
-    calls = list(read_calls(tmp_path / "a" / "calls.jsonl"))
-    totals = summarise(calls).total
+def test_a_town_thinks_in_parallel_through_servers_and_replays_without_them_thinking(
+    tmp_path, model_server, chroma_server
+):
+    """Three residents at concurrency 3 against the model server, their vectors on the Chroma
+    server; the same run again replays every answer and logs the same events."""
+
+    def run(out: str):
+        done = simulacra(
+            "run", WORLD, "--hours", 0.05, "--concurrency", 3, "--server", model_server,
+            "--chroma", chroma_server, "--out", tmp_path / out, cwd=tmp_path,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert "finished at" in done.stdout
+        return summarise(read_calls(tmp_path / out / "calls.jsonl")).total
+
+    totals = run("a")
     assert totals.calls > 0 and totals.generated_tokens > 0
     assert totals.parse_failures <= totals.calls // 4  # the server's grammar holds
-    assert len(list(read_events(tmp_path / "a" / EVENTS_FILE))) == 36
+    assert len(list(read_events(tmp_path / "a" / EVENTS_FILE))) == 18
     meta = json.loads((tmp_path / "a" / "meta.json").read_text())
     assert meta["settings"]["llm"]["server"] == model_server
-
-    # The same run again: every answer comes from the replay cache, keyed by the served model.
-    again = simulacra(
-        "run",
-        WORLD,
-        "--hours",
-        0.1,
-        "--server",
-        model_server,
-        "--out",
-        tmp_path / "b",
-        cwd=tmp_path,
+    assert meta["settings"]["vectors"]["server"] == chroma_server
+    assert not (tmp_path / "a" / "chroma").exists()  # no vectors on disk
+    interview = simulacra(
+        "interview", tmp_path / "a", "Isabella", "What are you doing?", cwd=tmp_path
     )
-    assert again.returncode == 0, again.stderr
-    replayed = summarise(read_calls(tmp_path / "b" / "calls.jsonl")).total
+    assert interview.returncode == 0, interview.stderr
+
+    # Every answer comes from the replay cache, keyed by the served model.
+    replayed = run("b")
     assert replayed.calls == 0 and replayed.cache_hits == totals.calls + totals.cache_hits
     assert list(read_events(tmp_path / "a" / EVENTS_FILE)) == list(
         read_events(tmp_path / "b" / EVENTS_FILE)
@@ -193,19 +188,6 @@ def test_vectors_live_on_a_chroma_server(tmp_path, chroma_server, word_embedder)
         assert np.allclose(vectors[ids.index(2)], fresh, atol=1e-5)
         store.close()
     assert len(namespaces) == 2
-
-
-def test_a_run_keeps_its_vectors_on_the_chroma_server(tmp_path, chroma_server):
-    run = tmp_path / "run"
-    done = simulacra(
-        "run", WORLD, "--hours", 0.05, "--chroma", chroma_server, "--out", run, cwd=tmp_path
-    )
-    assert done.returncode == 0, done.stderr
-    assert not (run / "chroma").exists()
-    meta = json.loads((run / "meta.json").read_text())
-    assert meta["settings"]["vectors"]["server"] == chroma_server
-    interview = simulacra("interview", run, "Isabella", "What are you doing?", cwd=tmp_path)
-    assert interview.returncode == 0, interview.stderr
 
 
 def test_a_dead_chroma_server_is_one_line(tmp_path):
