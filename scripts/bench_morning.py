@@ -1,6 +1,7 @@
 """A believable morning, measured: smallville-3 from 07:00 to 12:00 on the default model.
 
     python scripts/bench_morning.py [--model PATH] [--hours 5] [--out scripts/results/morning.md]
+    python scripts/bench_morning.py --keep runs/morning      # stopped? the same again goes on
 
 Runs without the replay cache and writes a short Markdown table: where each resident was at
 half past each hour and whether that fits their persona (home, work or school, or a place
@@ -14,7 +15,6 @@ from __future__ import annotations
 import argparse
 import sqlite3
 import tempfile
-import time
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -50,7 +50,12 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=5.0)
     parser.add_argument("--model", type=Path, help="a GGUF file (default: the resolved model)")
     parser.add_argument("--out", type=Path, default=ROOT / "scripts" / "results" / "morning.md")
-    parser.add_argument("--keep", type=Path, help="write the run here instead of a temp dir")
+    parser.add_argument(
+        "--keep", type=Path, help="write the run here instead of a temp dir; if it is there, go on"
+    )
+    parser.add_argument(
+        "--as-is", action="store_true", help="summarise the kept run as it stands, without running"
+    )
     args = parser.parse_args()
 
     settings = Settings()
@@ -59,11 +64,14 @@ def main() -> None:
     model_file = resolve_model(args.model, cache_dir=settings.llm.cache_dir).path
     with tempfile.TemporaryDirectory() as tmp:
         run = args.keep or Path(tmp) / "run"
-        started = time.perf_counter()
-        sim = Simulation.create(args.world, run, hours=args.hours, settings=settings)
-        sim.run()
+        if (run / "meta.json").is_file():  # a kept run that was stopped: go on from there
+            sim = Simulation.resume(run)  # with the settings it was made with
+        else:
+            sim = Simulation.create(args.world, run, hours=args.hours, settings=settings)
+        if not args.as_is:
+            sim.run()
+        seconds = sim.engine.wall()  # stepping only, over every session of the run
         sim.close()
-        seconds = time.perf_counter() - started
         report = summarise(run, args.world, model_file.name, seconds)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report, encoding="utf-8")
