@@ -34,6 +34,7 @@ def enum(request: Request, field: str) -> list:
 def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     return {
+        "today": "none",
         "wake_up": enum(request, "wake_up")[2],  # the usual time
         "plan": [
             {"time": t, "activity": a}

@@ -8,7 +8,7 @@ from simulacra.settings import Settings
 from simulacra.sim.places import PlaceChooser
 from simulacra.world import load_world
 
-WORLD = Path(__file__).resolve().parent.parent / "worlds" / "smallville-3"
+WORLDS = Path(__file__).resolve().parent.parent / "worlds"
 
 
 @pytest.mark.parametrize(
@@ -27,5 +27,21 @@ WORLD = Path(__file__).resolve().parent.parent / "worlds" / "smallville-3"
     ],
 )
 def test_a_resident_is_never_sent_into_another_home(who, place, allowed):
-    chooser = PlaceChooser(load_world(WORLD), embedder=None, settings=Settings().plan)
+    chooser = PlaceChooser(load_world(WORLDS / "smallville-3"), None, Settings().plan)
+    assert chooser.allowed(who, place) is allowed
+
+
+@pytest.mark.parametrize(
+    ("who", "place", "allowed"),
+    [
+        ("Tom Moreno", "Moreno family's house: Tom and Jane Moreno's bedroom: bed", True),
+        ("Tom Moreno", "Moreno family's house: kitchen: stove", True),
+        ("Eddy Lin", "Lin family's house: kitchen: stove", True),
+        ("Eddy Lin", "Lin family's house: John and Mei Lin's bedroom: bed", False),
+        ("Abigail Chen", "Artists' co-living space: kitchen: stove", True),
+        ("Abigail Chen", "Artists' co-living space: Rajiv Patel's room: bed", False),
+    ],
+)
+def test_a_family_shares_its_house_but_not_its_bedrooms(who, place, allowed):
+    chooser = PlaceChooser(load_world(WORLDS / "smallville"), None, Settings().plan)
     assert chooser.allowed(who, place) is allowed

@@ -38,6 +38,7 @@ class PlaceChooser:
         self.settings = settings
         self._vectors: dict[str, np.ndarray] = {}
         self._homes = {p.name: _arena_or_sector(p.home) for p in world.personas}
+        self._home_rooms = {p.name: p.home.strip() for p in world.personas}
 
     def allowed(self, name: str, place: str) -> bool:
         """Whether ``name`` may use ``place``: not another's room, not a house they don't
@@ -50,11 +51,12 @@ class PlaceChooser:
                 continue
             if place == home or place.startswith(home + ":"):
                 return False  # someone else's room (or their whole apartment)
+        room = self._home_rooms.get(name, "")
         parts = [part.strip() for part in place.split(":")]
         for depth, part in enumerate(parts[:2]):
             named = ": ".join(parts[: depth + 1])
-            if _PERSONAL.match(part) and not (mine == named or mine.startswith(named + ":")):
-                return False
+            if _PERSONAL.match(part) and not (room == named or room.startswith(named + ":")):
+                return False  # a house or room named for people, and not this one's
         residents_here = [h for h in self._homes.values() if h.split(":")[0].strip() == sector]
         return not residents_here or mine.split(":")[0].strip() == sector
 
