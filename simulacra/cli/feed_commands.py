@@ -11,6 +11,7 @@ from rich.markup import escape
 from simulacra import gametime
 from simulacra.cli.app import cli, model_options
 from simulacra.cli.console import console
+from simulacra.cli.view_commands import NO_BROWSER, PORT
 from simulacra.settings import Settings
 
 FEED_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
@@ -128,8 +129,8 @@ def feed_interview(
 
 @feed.command("view")
 @FEED_DIR
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True)
-@click.option("--no-browser", is_flag=True, help="Only print the address.")
+@PORT
+@NO_BROWSER
 def feed_view(directory: Path, port: int, no_browser: bool) -> None:
     """Show the threads in a web page (127.0.0.1 only), live while a run writes them; click
     an agent's reply for its thought process and the memories it used."""

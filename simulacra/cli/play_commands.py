@@ -11,6 +11,7 @@ import click
 from simulacra.cli.app import cli, model_options
 from simulacra.cli.console import console, shown
 from simulacra.cli.sim_commands import _check_saved_model
+from simulacra.cli.view_commands import NO_BROWSER, PORT
 from simulacra.llm.resolve import resolve_model
 from simulacra.settings import Settings
 from simulacra.sim import rundir
@@ -21,13 +22,7 @@ FIRST_HOURS = 1.0  # a new run's length; a live run goes on by the hour when it 
 
 @cli.command()
 @click.argument("source", metavar="WORLD_OR_RUN", type=click.Path(path_type=Path))
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=0,
-    show_default=True,
-    help="Port on 127.0.0.1 (0: any free port).",
-)
+@PORT
 @click.option(
     "--speed",
     type=click.FloatRange(0, 1000),
@@ -36,7 +31,7 @@ FIRST_HOURS = 1.0  # a new run's length; a live run goes on by the hour when it 
     help="Game steps per second of real time at most (0: as fast as the model allows).",
 )
 @click.option("--paused", is_flag=True, help="Start with the town paused.")
-@click.option("--no-browser", is_flag=True, help="Only print the address.")
+@NO_BROWSER
 @model_options
 @click.pass_obj
 def play(

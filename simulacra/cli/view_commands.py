@@ -11,18 +11,21 @@ from simulacra.cli.app import cli
 from simulacra.cli.console import console
 
 SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
-
-
-@cli.command()
-@SIM_DIR
-@click.option(
+# The options every page-serving command shares (view, play, feed view).
+PORT = click.option(
     "--port",
     type=click.IntRange(0, 65535),
     default=0,
     show_default=True,
     help="Port on 127.0.0.1 (0: any free port).",
 )
-@click.option("--no-browser", is_flag=True, help="Only print the address.")
+NO_BROWSER = click.option("--no-browser", is_flag=True, help="Only print the address.")
+
+
+@cli.command()
+@SIM_DIR
+@PORT
+@NO_BROWSER
 @click.option("--follow", is_flag=True, help="Follow a run that `simulacra run` is still writing.")
 def view(directory: Path, port: int, no_browser: bool, follow: bool) -> None:
     """Replay the simulation in DIRECTORY in a web page, on this machine only.
