@@ -75,10 +75,11 @@ def act(request: Request) -> dict:
 
 
 def decide(request: Request) -> dict:
-    options = enum(request, "choice")
-    talk = [o for o in options if o.startswith("talk to ")]
-    choice = talk[0] if talk and who(request) == "Isabella Rodriguez" else options[0]
-    return {"thought": "nothing new", "choice": choice, "instead": "carrying on", "minutes": 5}
+    answer = {"thought": "nothing new", "emergency": "no"}
+    if "talk_to" in request.schema["properties"]:
+        people = enum(request, "talk_to")
+        answer["talk_to"] = people[0] if who(request) == "Isabella Rodriguez" else people[-1]
+    return {**answer, "instead": "carrying on", "minutes": 5}
 
 
 def respond(request: Request) -> dict:

@@ -88,16 +88,17 @@ def test_react_carries_on_acts_or_speaks(build):
     agent, backend = build(
         {
             "decide": [
-                {"thought": "hm", "choice": "carry on", "instead": "doing something", "minutes": 5},
+                {"thought": "hm", "emergency": "no", "instead": "doing something", "minutes": 5},
                 {
                     "thought": "hm",
-                    "choice": "react",
+                    "emergency": "yes",
                     "instead": "turning off the stove",
                     "minutes": 5,
                 },
                 {
                     "thought": "hm",
-                    "choice": "talk to Maria Lopez",
+                    "emergency": "no",
+                    "talk_to": "Maria Lopez",
                     "instead": "doing something",
                     "minutes": 5,
                 },
@@ -114,13 +115,10 @@ def test_react_carries_on_acts_or_speaks(build):
     )
     said = agent.react("Maria Lopez walks in", people=["Maria Lopez"])
     assert (said.kind, said.text, said.to) == ("say", "Good morning, Maria!", "Maria Lopez")
-    # The town's decision: the same template, with a choice per person present.
-    options = backend.calls("decide")[-1].schema["properties"]["choice"]["enum"]
-    assert options == ["carry on", "talk to Maria Lopez", "react"]
-    assert backend.calls("decide")[0].schema["properties"]["choice"]["enum"] == [
-        "carry on",
-        "react",
-    ]
+    # The town's decision: the same template, with the people present to talk to.
+    options = backend.calls("decide")[-1].schema["properties"]["talk_to"]["enum"]
+    assert options == ["Maria Lopez", "nobody"]
+    assert "talk_to" not in backend.calls("decide")[0].schema["properties"]
 
 
 def test_respond_stores_the_conversation_when_it_ends(build):

@@ -23,6 +23,10 @@ from simulacra.llm.schema import as_activity, as_state
         ("plan the party", "planning the party"),
         ("visit Klaus", "visiting Klaus"),
         ("buys apples and pears", "buying apples and pears"),
+        ("I turn off the stove", "turning off the stove"),
+        ("she stops and deals with it", "stopping and dealing with it"),
+        ("I'm calling for help", "calling for help"),
+        ("none", "none"),
     ],
 )
 def test_activity_phrases_read_after_is(written, reads):

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 from datetime import datetime
 from enum import Enum
 
-from pydantic import Field, create_model
+from pydantic import Field, computed_field, create_model
 
 from simulacra import gametime
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.schema import Answer, activity_phrase, one_of, text
+from simulacra.llm.schema import Answer, YesNo, activity_phrase, one_of, text
 from simulacra.llm.templates import template_beside
 
 DECIDE = template_beside(__file__, "decide")
@@ -35,24 +36,33 @@ class Choice(str, Enum):
     REACT = "react"
 
 
-def options(people: Sequence[str]) -> list[str]:
-    return [
-        Choice.CARRY_ON.value,
-        *(f"{Choice.TALK.value} {p}" for p in people),
-        Choice.REACT.value,
-    ]
+NOBODY = "nobody"
 
 
-def decision_for(options: list[str], **_: object) -> type[Answer]:
-    return create_model(
-        "Decision",
-        __base__=Answer,
-        # A thought before the choice: small models decide better after naming what they see.
-        thought=(text(100, "what they make of it"), ...),
-        choice=(one_of(options), Field(description="one of the options")),
-        instead=(activity_phrase(60, "if reacting, what they do instead"), ...),
-        minutes=(one_of(MINUTES), Field(description="for how many minutes, if reacting")),
-    )
+class _Decided(Answer):
+    """Plain questions, one per kind of option (the feed design's lesson: split a decision),
+    and the choice made from their answers."""
+
+    @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
+    @property
+    def decision(self) -> str:
+        if self.emergency is YesNo.YES:
+            return Choice.REACT.value
+        partner = getattr(self, "talk_to", NOBODY)
+        return f"{Choice.TALK.value} {partner}" if partner != NOBODY else Choice.CARRY_ON.value
+
+
+def decision_for(people: Sequence[str] = (), **_: object) -> type[Answer]:
+    fields: dict[str, Any] = {
+        # A thought first: small models decide better after naming what they see.
+        "thought": (text(100, "what they make of it"), ...),
+        "emergency": (YesNo, Field(description="an emergency")),
+    }
+    if people:
+        fields["talk_to"] = (one_of([*people, NOBODY]), Field(description="whom, or nobody"))
+    fields["instead"] = (activity_phrase(60, "in an emergency, what they do instead"), ...)
+    fields["minutes"] = (one_of(MINUTES), Field(description="for how many minutes"))
+    return create_model("Decision", __base__=_Decided, **fields)
 
 
 @dataclass(frozen=True)
@@ -91,13 +101,12 @@ def decide(
         status=status,
         observation=observation,
         memories=list(memories.values()),
-        options=options(people),
-        carry_on=Choice.CARRY_ON.value,
-        react=Choice.REACT.value,
+        people=list(people),
+        nobody=NOBODY,
     )
     talk = f"{Choice.TALK.value} "
-    if answer.choice.startswith(talk):
-        return Decision(Choice.TALK, partner=answer.choice[len(talk) :])
-    if answer.choice == Choice.REACT.value:
+    if answer.decision.startswith(talk):
+        return Decision(Choice.TALK, partner=answer.decision[len(talk) :])
+    if answer.decision == Choice.REACT.value:
         return Decision(Choice.REACT, activity=answer.instead, minutes=answer.minutes)
     return Decision(Choice.CARRY_ON)

@@ -12,7 +12,7 @@ from typing import Annotated
 from pydantic import Field, create_model
 
 from simulacra.agent import GenerativeAgent
-from simulacra.llm.schema import Answer, json_schema, one_of
+from simulacra.llm.schema import Answer, YesNo, json_schema, one_of
 from simulacra.llm.templates import PromptTemplate, template_beside
 from simulacra.memory.record import MemoryRecord
 
@@ -60,11 +60,6 @@ class Insights(Answer):
 
 class Folded(Answer):
     statements: list[prose(240, "a short statement")] = Field(min_length=1, max_length=2)
-
-
-class YesNo(str, Enum):
-    YES = "yes"
-    NO = "no"
 
 
 def reaction_for(options: Sequence[int], **_: object) -> type[Answer]:

@@ -6,10 +6,18 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from enum import Enum
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+
+
+# A plain question answered before a decision: small models decide better after it. (No
+# docstring: a schema's description would replace the field's own in the shape sentence.)
+class YesNo(str, Enum):
+    YES = "yes"
+    NO = "no"
 
 
 class Answer(BaseModel):
@@ -45,6 +53,8 @@ def activity_phrase(
 
 
 _LEADING = re.compile(r"^(?:[A-Z][\w'.-]*\s+){0,3}(?:is|are|was|will be)\s+", re.UNICODE)
+# A pronoun for a subject: "I turn off the stove", "she stops and waits", "I'm calling for help".
+_PRONOUN = re.compile(r"^(?:I|I'm|I am|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)(?:'s|'re| is| are)?\s+(?=[a-z])")
 # A subject of one to three capitalised words before a verb in the third person.
 _SUBJECT = re.compile(r"^(?:[A-Z](?![a-z]*ing\b)[\w'.-]*\s+){1,3}(?=[a-z]+s\b)")
 _VOWELS = "aeiou"
@@ -56,6 +66,7 @@ def as_activity(phrase: str) -> str:
     coffee"."""
     text = " ".join(phrase.split()).rstrip(".!")
     text = _LEADING.sub("", text)
+    text = _PRONOUN.sub("", text)
     text = _SUBJECT.sub("", text)  # "Isabella Rodriguez opens the cafe" -> "opens the cafe"
     if not text:
         return phrase.strip() or "doing something"
@@ -93,7 +104,7 @@ def _verb_like(first: str, rest: str) -> bool:
 # First words that are not verbs to put in -ing form ("at the cafe", "on a walk").
 _NOT_VERBS = {
     *("at", "on", "in", "with", "out", "off", "away", "busy", "asleep", "awake", "home"),
-    *("no", "not", "nothing", "free", "still", "the", "a", "an", "her", "his", "their"),
+    *("no", "not", "nothing", "none", "free", "still", "the", "a", "an", "her", "his", "their"),
 }
 _MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack"}
 _IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
