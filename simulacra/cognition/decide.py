@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 from datetime import datetime
 from enum import Enum
+from typing import Any
 
 from pydantic import Field, computed_field, create_model
 
