@@ -63,15 +63,16 @@ def act(request: Request) -> dict:
     places = enum(request, "place")
     wanted = [w for key, w in PLACE_WORDS.items() if key.lower() in activity.lower()]
     chosen = next((p for p in places for w in wanted if w in p), places[0])
-    word = "coffee" if "Cafe" in chosen else "read" if "library" in chosen else "eat"
-    return {
-        "need": "a place for it",
-        "place": chosen,
-        "emoji": word,
-        "verb": "uses",
-        "target": chosen.split(": ")[-1],
-        "object_state": "in use",
-    }
+    return {"need": "a place for it", "place": chosen}
+
+
+def event(request: Request) -> dict:
+    at = re.search(r"(?:, using the .+? at| at) (.+?)\.\n", request.user).group(1)
+    word = "coffee" if "Cafe" in at else "read" if "library" in at else "eat"
+    answer = {"emoji": word}
+    if "object_state" in request.schema["properties"]:
+        answer["object_state"] = "in use"
+    return {**answer, "verb": "uses", "target": at.split(": ")[-1]}
 
 
 def decide(request: Request) -> dict:
@@ -112,6 +113,7 @@ SCRIPTS = {
     "hourly_schedule": schedule,
     "decompose": decompose,
     "act": act,
+    "event": event,
     "decide": decide,
     "respond": respond,
     "after_chat": after_chat,

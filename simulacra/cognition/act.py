@@ -1,8 +1,11 @@
-"""Acting (paper §5.1): turn an activity into a place, an emoji, an event and an object state.
+"""Acting (paper §5.1): turn an activity into a place, then into the event it makes in the
+world: the state of the thing used, the event triple and an emoji.
 
 The original asked about eight questions per action (sector, arena, object, emoji, triple,
-object state...). Here one grammar-constrained answer carries them all, and the place is an
-enum of full addresses the agent knows, so it can never be invalid.
+object state...). Here it is two answers. The place is an enum of full addresses the agent
+knows, so it can never be invalid. The event is asked apart, once the thing is known: asked
+together, the examples of object states pulled small models towards the objects they named
+("a desk: covered with notes" put breakfast at the desk).
 """
 
 from __future__ import annotations
@@ -17,20 +20,26 @@ from simulacra.llm.schema import Answer, as_state, one_of, state_phrase, text
 from simulacra.llm.templates import template_beside
 
 ACT = template_beside(__file__, "act")
+EVENT = template_beside(__file__, "event")
 
 
-def action_for(places: list[str], activity: str = "it", **_: object) -> type[Answer]:
+def place_for(places: list[str], activity: str = "it", **_: object) -> type[Answer]:
     return create_model(
-        "Action",
+        "Place",
         __base__=Answer,
         # Naming the kind of place first keeps small models from taking the first one listed.
         need=(text(60, f"the kind of place for {activity[:60]}"), ...),
         place=(one_of(places), Field(description="a place from the list")),
-        object_state=(state_phrase(40, "state of the thing used"), ...),
-        verb=(text(24, "verb"), ...),
-        target=(text(40, "what or whom"), ...),
-        emoji=(one_of(NAMES), Field(description="emoji word")),
     )
+
+
+def event_for(thing: str | None = None, **_: object) -> type[Answer]:
+    fields: dict = {"emoji": (one_of(NAMES), Field(description="emoji word"))}
+    if thing:
+        fields["object_state"] = (state_phrase(40, f"what the {thing[:30]} is doing"), ...)
+    fields["verb"] = (text(24, "verb"), ...)
+    fields["target"] = (text(40, "what or whom"), ...)
+    return create_model("Event", __base__=Answer, **fields)
 
 
 @dataclass(frozen=True)
@@ -54,7 +63,7 @@ def place_action(
     places: list[str],
     notes: dict[str, str],
 ) -> Placed:
-    answer = agent.ask(
+    where = agent.ask(
         ACT,
         now=now,
         here=here,
@@ -63,6 +72,16 @@ def place_action(
         places=places,
         notes=notes,
     )
-    return Placed(
-        answer.place, emoji(answer.emoji), answer.verb, answer.target, as_state(answer.object_state)
+    parts = where.place.split(": ")
+    thing = parts[2] if len(parts) == 3 else None  # an object, not a whole room
+    event = agent.ask(
+        EVENT,
+        now=now,
+        minutes=minutes,
+        activity=activity,
+        place=where.place,
+        thing=thing,
+        emoji=NAMES,
     )
+    state = as_state(event.object_state) if thing else ""
+    return Placed(where.place, emoji(event.emoji), event.verb, event.target, state)
