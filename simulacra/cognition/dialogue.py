@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, ValidationInfo, field_validator
 
 from simulacra import gametime
 from simulacra.interfaces import Mind
@@ -43,9 +43,31 @@ def _words_only(line: str) -> str:
     return _SPEAKER.sub("", line, count=1).strip() or line
 
 
-class UtteranceAnswer(Answer):
-    says: Annotated[text(280, "their own words only, without a name"), AfterValidator(_words_only)]
+Words = Annotated[text(280, "their own words only, without a name"), AfterValidator(_words_only)]
+
+
+class _Line(Answer):
+    @field_validator("end", check_fields=False)
+    @classmethod
+    def _a_question_keeps_it_going(cls, end: bool, info: ValidationInfo) -> bool:
+        # Small models say goodbye and ask in one breath; the question wants its answer.
+        return end and not str(info.data.get("says", "")).rstrip().endswith("?")
+
+
+class UtteranceAnswer(_Line):
+    says: Words
     end: bool
+
+
+class _Reply(_Line):
+    # Naming what was just asked first: without it small models echo the question back.
+    heard: text(80, "what the other just said or asked, in a few words")
+    says: Words
+    end: bool
+
+
+def utterance_for(history: Sequence[object] = (), **_: object) -> type[_Line]:
+    return _Reply if history else UtteranceAnswer
 
 
 class AfterChat(Answer):

@@ -43,7 +43,7 @@ PAPER_HALLUCINATION = (6, 453)
 
 class KnowsAnswer(Answer):
     answer: text(300, "the answer, in the first person")
-    knows: bool = Field(description="whether they know")
+    knows: bool = Field(description="whether the answer says they know it")
 
 
 class Diffusion(BaseModel):
@@ -124,7 +124,7 @@ def evaluate_town(
     writer = Appender(path)
     asked: list[TownRecord] = []  # this evaluation's answers, new or on file
 
-    def ask(moment, kind, name, about, question, stream, identity, when, known, supported):
+    def ask(moment, kind, name, about, subject, question, stream, identity, when, known, supported):
         """One question, unless this step's answer is on file already."""
         key = (moment, kind, name, about)
         if key in records:
@@ -138,6 +138,7 @@ def evaluate_town(
             name=name,
             now=gametime.describe(when),
             question=question,
+            subject=subject,
             memories=[h.record.description for h in hits],
         )
         strangers = sorted(people.named_in(answer.answer) - people.named_in(question) - known)
@@ -185,6 +186,7 @@ def evaluate_town(
                     "fact",
                     name,
                     fact.name,
+                    fact.topic,
                     question,
                     town.minds[name].stream,
                     town.minds[name].identity,
@@ -230,6 +232,7 @@ def evaluate_town(
                                 moment,
                                 "knows",
                                 a,
+                                b,
                                 b,
                                 town_question("knows", person=b),
                                 stream,
