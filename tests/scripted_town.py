@@ -85,8 +85,15 @@ def decide(request: Request) -> dict:
 
 def respond(request: Request) -> dict:
     if who(request) == "Isabella Rodriguez":
-        return {"says": f"Good to see you! {PARTY} Will you come?", "end": False}
-    return {"says": "I'd love to come to your Valentine's Day party!", "end": True}
+        return heard(request, {"says": f"Good to see you! {PARTY} Will you come?", "end": False})
+    return heard(request, {"says": "I'd love to come to your Valentine's Day party!", "end": True})
+
+
+def heard(request: Request, answer: dict) -> dict:
+    """A reply (there is a line to answer) names what it heard first."""
+    if "heard" in request.schema["properties"]:
+        return {"heard": "what was said", **answer}
+    return answer
 
 
 def after_chat(request: Request) -> dict:

@@ -125,8 +125,8 @@ def test_respond_stores_the_conversation_when_it_ends(build):
     agent, backend = build(
         {
             "respond": [
-                {"says": "Hi Maria! Are you coming to my party?", "end": False},
-                {"says": "See you there!", "end": True},
+                {"heard": "hello", "says": "Hi Maria! Are you coming to my party?", "end": False},
+                {"heard": "she is coming", "says": "See you there!", "end": True},
             ]
         }
     )
@@ -223,7 +223,8 @@ def test_a_conversation_ends_when_a_line_echoes_one_said_before(build, tmp_path)
 
     opening = {"says": "Hi Klaus! Are you excited about Valentine's Day?", "end": False}
     isabella, _ = build({"respond": [opening]})
-    maria, backend = build({"respond": [opening]}, directory=tmp_path / "maria")
+    echo = {"heard": "a greeting", **opening}
+    maria, backend = build({"respond": [echo]}, directory=tmp_path / "maria")
     lines = converse(isabella, maria, now=T0, setting="at Hobbs Cafe", max_utterances=8)
     assert [line.text for line in lines] == [opening["says"]]  # the echo is not said
     assert len(backend.calls("respond")) == 1

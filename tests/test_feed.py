@@ -43,9 +43,10 @@ def react_on_idols(request):
     ended = any(w in text for w in ("bye", "thanks", "see you"))
     choice = "react" if on_topic and not ended else "ignore"
     target = int(re.search(r"The newest message is #(\d+)", request.user).group(1))
+    interests = request.schema["properties"]["interest"]["enum"]
     return {
         "topic": "idol talk" if on_topic else "something else",
-        "on_interests": "yes" if on_topic else "no",
+        "interest": interests[0] if on_topic else interests[-1],
         "thought": f"it is {'idol talk' if choice == 'react' else 'not for me'}",
         "reaction": choice,
         "target": target,
@@ -139,11 +140,12 @@ def test_a_reply_to_1_1_1_1_sees_exactly_its_chain(tmp_path, feed):
 
 
 def test_the_reply_target_is_an_enum_of_the_chain_without_the_agent_own(tmp_path, feed):
-    schema = json_schema(reaction_for([1, 2, 4]))
+    schema = json_schema(reaction_for([1, 2, 4], interests=["idols"]))
+    assert schema["properties"]["interest"]["enum"] == ["idols", "none of them"]
     assert schema["properties"]["target"]["enum"] == [1, 2, 4]
     assert schema["properties"]["reaction"] == {"$ref": "#/$defs/Choice"}
     # what it is about and a thought come before the decision
-    assert list(schema["properties"]) == ["topic", "on_interests", "thought", "reaction", "target"]
+    assert list(schema["properties"]) == ["topic", "interest", "thought", "reaction", "target"]
     run, backend = feed(world=write_world(tmp_path, posts=BRANCHY, rules="per_wake = 10"))
     run.run(0.1)
     reply = run.board.get(run.board.decision("Hikari", 2).reply)

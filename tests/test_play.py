@@ -602,6 +602,7 @@ def test_when_the_resident_ends_the_conversation_it_is_kept_once(sim):
     me.enter("Ana")
     walk_over(sim, me, ISABELLA)
     sim.model.completer.scripts["respond"] = {
+        "heard": "Ana asks for a minute",
         "says": "Sorry, I must get back to work.",
         "end": True,
     }

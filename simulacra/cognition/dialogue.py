@@ -46,7 +46,7 @@ def _words_only(line: str) -> str:
 Words = Annotated[text(280, "their own words only, without a name"), AfterValidator(_words_only)]
 
 
-class _Line(Answer):
+class _Spoken(Answer):
     @field_validator("end", check_fields=False)
     @classmethod
     def _a_question_keeps_it_going(cls, end: bool, info: ValidationInfo) -> bool:
@@ -54,20 +54,21 @@ class _Line(Answer):
         return end and not str(info.data.get("says", "")).rstrip().endswith("?")
 
 
-class UtteranceAnswer(_Line):
+class UtteranceAnswer(_Spoken):
     says: Words
     end: bool
 
 
-class _Reply(_Line):
-    # Naming what was just asked first: without it small models echo the question back.
+class ReplyAnswer(_Spoken):
+    # What was just asked named first: without it small models echo the question back. (A
+    # field named "about" made them narrate in the third person instead.)
     heard: text(80, "what the other just said or asked, in a few words")
     says: Words
     end: bool
 
 
-def utterance_for(history: Sequence[object] = (), **_: object) -> type[_Line]:
-    return _Reply if history else UtteranceAnswer
+def utterance_for(history: Sequence[object] = (), **_: object) -> type[_Spoken]:
+    return ReplyAnswer if history else UtteranceAnswer
 
 
 class AfterChat(Answer):

@@ -255,12 +255,10 @@ class FeedRun:
             agent,
             chain=said,
             options=options,
-            interests=character.interests_text,
+            interests=character.interests,
             recent=recent,
         )
-        choice = answer.reaction.value
-        if answer.on_interests is steps.YesNo.NO:
-            choice = steps.Choice.IGNORE.value  # off its interests: the design ignores it
+        choice = answer.decision.value
         if choice == steps.Choice.IGNORE.value:
             return self.board.record(
                 Decision(agent.name, message.id, at, choice, answer.thought, recent=recent),

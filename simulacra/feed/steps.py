@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Annotated
 
-from pydantic import Field, create_model
+from pydantic import Field, computed_field, create_model
 
 from simulacra.agent import GenerativeAgent
-from simulacra.llm.schema import Answer, YesNo, json_schema, one_of
+from simulacra.llm.schema import Answer, json_schema, one_of
 from simulacra.llm.templates import PromptTemplate, template_beside
 from simulacra.memory.record import MemoryRecord
 
@@ -62,16 +62,35 @@ class Folded(Answer):
     statements: list[prose(240, "a short statement")] = Field(min_length=1, max_length=2)
 
 
-def reaction_for(options: Sequence[int], **_: object) -> type[Answer]:
-    """What the message is about and whether that is one of the interests first (the design's
-    lesson: split a decision into plain questions), then a thought, then the decision, then
-    the target: one of the ids of the thread chain, so a reply can only go to a message in it.
+NONE_OF_THEM = "none of them"
+
+
+class _Reacted(Answer):
+    @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
+    @property
+    def on_interests(self) -> bool:
+        return self.interest != NONE_OF_THEM
+
+    @computed_field
+    @property
+    def decision(self) -> Choice:
+        """What the agent does: off its interests it ignores, whatever it decided."""
+        return self.reaction if self.on_interests else Choice.IGNORE
+
+
+def reaction_for(
+    options: Sequence[int], interests: Sequence[str] = (), **_: object
+) -> type[Answer]:
+    """What the message is about and which interest that is first (the design's lesson: split
+    a decision into plain questions; a small model asked "is it one of them?" says yes), then a
+    thought, then the decision, then the target: one of the ids of the thread chain, so a reply
+    can only go to a message in it.
     """
     return create_model(
         "Reaction",
-        __base__=Answer,
+        __base__=_Reacted,
         topic=(prose(80, "what the newest message is about", min_length=3), ...),
-        on_interests=(YesNo, ...),
+        interest=(one_of([*interests, NONE_OF_THEM]), Field(description="the interest")),
         thought=(prose(200, "one or two sentences of reasoning"), ...),
         reaction=(Choice, ...),
         target=(one_of(list(options)), ...),
@@ -96,13 +115,14 @@ def react(
     *,
     chain: Sequence[Said],
     options: Sequence[int],
-    interests: str,
+    interests: Sequence[str],
     recent: str,
 ):
     newest = chain[-1]
     return agent.ask(
         REACT,
-        interests=interests,
+        interests=list(interests),
+        none=NONE_OF_THEM,
         recent=recent,
         chain=[vars(m) for m in chain],
         newest=newest.id,
