@@ -18,6 +18,7 @@ from simulacra.llm.schema import as_activity, as_state
         ("studies physics", "studying physics"),
         ("write in her journal", "writing in her journal"),
         ("lunch with Klaus", "having lunch with Klaus"),
+        ("meal", "having a meal"),
         ("at the cafe", "at the cafe"),
         ("stops and waits for Isabella", "stopping and waiting for Isabella"),
         ("plan the party", "planning the party"),

@@ -75,7 +75,8 @@ def as_activity(phrase: str) -> str:
     if first[:1].isupper() and not _verb_like(first, rest):
         return text  # a name or a place first: not a verb to put in -ing form
     if word in _MEALS:
-        return f"having {word}{text[len(first) :]}"
+        article = "a " if word in ("meal", "snack") else ""  # "having a meal", "having lunch"
+        return f"having {article}{word}{text[len(first) :]}"
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:
         return word + text[len(first) :] if first.isalpha() else text
     verb = _ing(word)
@@ -106,7 +107,7 @@ _NOT_VERBS = {
     *("at", "on", "in", "with", "out", "off", "away", "busy", "asleep", "awake", "home"),
     *("no", "not", "nothing", "none", "free", "still", "the", "a", "an", "her", "his", "their"),
 }
-_MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack"}
+_MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack", "meal"}
 _IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
 
 
