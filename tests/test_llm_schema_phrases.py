@@ -42,6 +42,9 @@ def test_activity_phrases_read_after_is(written, reads):
         ("the kitchen table is brewing coffee", "brewing coffee"),
         ("covered with notes", "covered with notes"),
         ("occupied", "occupied"),
+        ("filled with notes and", "filled with notes"),
+        ("turned on and the", "turned on"),
+        ("being cleaned,", "being cleaned"),
     ],
 )
 def test_object_states_read_after_the_thing_is(written, reads):

@@ -3,7 +3,15 @@ far better than emoji characters, which a grammar would have to spell as escapes
 
 from __future__ import annotations
 
+# The order is the order offered: neutral everyday words first, so a small model that takes
+# the first word offered shows "work" or "think", never "sleep" over someone laying tables.
 EMOJI = {
+    "work": "💼",
+    "think": "🤔",
+    "talk": "💬",
+    "read": "📖",
+    "write": "✍️",
+    "study": "📚",
     "sleep": "😴",
     "wake up": "⏰",
     "wash": "🚿",
@@ -17,15 +25,9 @@ EMOJI = {
     "bake": "🧁",
     "serve": "🍰",
     "clean": "🧹",
-    "read": "📖",
-    "write": "✍️",
-    "study": "📚",
     "teach": "🏫",
-    "work": "💼",
     "computer": "💻",
     "phone": "📱",
-    "talk": "💬",
-    "think": "🤔",
     "plan": "📝",
     "music": "🎵",
     "paint": "🎨",

@@ -90,10 +90,15 @@ def as_activity(phrase: str) -> str:
 _RESTATED = re.compile(r"^(?:(?:the|a|an) )?(?:[a-z'-]+ ){0,3}?(?:is|are) (?=[a-z])")
 
 
+# A phrase the grammar's length bound cut mid-way: "filled with notes and", "turned on and the".
+_DANGLING = re.compile(r"(?:[ ,]+(?:and|or|with|the|a|an|of|to|for|by))+[ ,]*$|[ ,]+$")
+
+
 def as_state(phrase: str) -> str:
     """ "the oven is heating" -> "heating": the state alone, to follow "the <thing> is"."""
     text = " ".join(phrase.split())
-    return _RESTATED.sub("", text) or text
+    text = _RESTATED.sub("", text) or text
+    return _DANGLING.sub("", text) or text
 
 
 def _verb_like(first: str, rest: str) -> bool:
