@@ -56,12 +56,14 @@ def react_on_idols(request):
 def write_world(tmp_path: Path, *, rules: str = "", posts: str | None = None) -> Path:
     world = tmp_path / "world"
     shutil.copytree(FAN_FEED, world)
-    if rules:
-        text = (world / "feed.toml").read_text()
-        for line in rules.strip().splitlines():
-            key = line.split("=")[0].strip()
-            text = re.sub(rf"^{key} = .*$", line.strip(), text, flags=re.MULTILINE)
-        (world / "feed.toml").write_text(text)
+    # The bag-of-words test embedder knows no meaning: every thread is near the interests,
+    # unless a test says otherwise.
+    rules = "interest_similarity = -1.0\n" + rules
+    text = (world / "feed.toml").read_text()
+    for line in rules.strip().splitlines():
+        key = line.split("=")[0].strip()
+        text = re.sub(rf"^{key} = .*$", line.strip(), text, flags=re.MULTILINE)
+    (world / "feed.toml").write_text(text)
     if posts is not None:
         (world / "posts.toml").write_text(posts)
     return world
@@ -137,6 +139,24 @@ def test_a_reply_to_1_1_1_1_sees_exactly_its_chain(tmp_path, feed):
     assert "side branch" not in prompt
     assert options(last[0]) == [1, 2, 4, 6]  # the chain's ids, nothing else
     assert [m.id for m in run.board.chain(6)] == [1, 2, 4, 6]
+
+
+def test_a_thread_far_from_the_interests_is_ignored_without_a_model_call(tmp_path, feed):
+    posts = """
+[[post]]
+author = "taro"
+at = 2023-08-05T12:01:00
+text = "Anyone selling a spare phone charger?"
+[[post]]
+author = "ann"
+at = 2023-08-05T12:02:00
+text = "idol groups and their live stages were great"
+"""
+    run, backend = feed(world=write_world(tmp_path, posts=posts, rules="interest_similarity = 0.3"))
+    run.run(0.1)
+    assert run.board.decision("Hikari", 1).reaction == "ignore"
+    assert run.board.decision("Hikari", 2).reaction == "react"
+    assert len(backend.calls("feed_react")) == 1  # the charger cost no call
 
 
 def test_the_reply_target_is_an_enum_of_the_chain_without_the_agent_own(tmp_path, feed):

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import numpy as np
+
 from simulacra.embed import Embedder, open_embedder
 from simulacra.errors import UserError
 from simulacra.feed import steps
@@ -65,8 +67,11 @@ class FeedRun:
         characters: list[Character],
         agents: list[FeedAgent],
         board: Board,
+        embedder: Embedder,
     ) -> None:
         self.directory = directory
+        self.embedder = embedder
+        self._interests: dict[str, np.ndarray] = {}
         self.info = info
         self.rules = info.rules
         self.characters = {c.name: c for c in characters}
@@ -123,7 +128,7 @@ class FeedRun:
             if post.ref:
                 refs[post.ref] = message.id
         board.set_now(start)  # the board's clock is set last: it marks a finished `new`
-        return cls(directory, world.info, world.characters, agents, board)
+        return cls(directory, world.info, world.characters, agents, board, embedder)
 
     @classmethod
     def open(
@@ -167,7 +172,7 @@ class FeedRun:
             if agent.next_wake is None:
                 agent.next_wake = info.start
             agents.append(agent)
-        return cls(directory, info, characters, agents, board)
+        return cls(directory, info, characters, agents, board, embedder)
 
     def close(self) -> None:
         self.board.close()
@@ -238,6 +243,15 @@ class FeedRun:
         agent.next_wake = at + timedelta(minutes=rules.wake_every_minutes)
         agent.commit()
 
+    def _near_interests(self, character: Character, said: list[steps.Said]) -> bool:
+        """Whether the newest message, or the post its thread began with, comes near one of
+        the character's interests in meaning."""
+        if character.name not in self._interests:
+            self._interests[character.name] = self.embedder.embed(character.interests)
+        texts = list(dict.fromkeys([said[-1].text, said[0].text]))
+        nearest = (self.embedder.embed(texts) @ self._interests[character.name].T).max()
+        return float(nearest) >= self.rules.interest_similarity
+
     def _decide(
         self, agent: FeedAgent, character: Character, message: Message, at: datetime, recent: str
     ) -> Decision:
@@ -248,6 +262,12 @@ class FeedRun:
             # what a rule can.
             return self.board.record(
                 Decision(agent.name, message.id, at, "ignore", "the thread is long enough"), None
+            )
+        if not self._near_interests(character, said):
+            # Measured: small models asked "is it one of the interests?" say yes to a ramen
+            # question and a lost charger. Meaning decides that, and costs no model call.
+            return self.board.record(
+                Decision(agent.name, message.id, at, "ignore", "not about my interests"), None
             )
         # Replies go to a message of the chain, never to the agent's own.
         options = [m.id for m in chain if m.author != agent.name]

@@ -41,6 +41,12 @@ class Rules(_Strict):
     max_chain: int = Field(
         12, ge=2, description="messages in a thread chain beyond which a conversation has ended"
     )
+    interest_similarity: float = Field(
+        0.25,
+        ge=-1.0,
+        le=1.0,
+        description="how near in meaning (cosine) a thread must come to an interest to be read",
+    )
     low_value: int = Field(
         3, ge=1, le=10, description="importance at or below which a memory folds"
     )
