@@ -79,10 +79,6 @@ class Character(_Strict):
     def name(self) -> str:
         return self.persona.name
 
-    @property
-    def interests_text(self) -> str:
-        return "; ".join(self.interests)
-
 
 class Post(_Strict):
     author: str = Field(min_length=1, max_length=60)
