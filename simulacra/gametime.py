@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 
 from simulacra.errors import UserError
@@ -15,6 +16,34 @@ def describe(t: datetime) -> str:
 def day(t: date) -> str:
     """``Monday February 13, 2023``."""
     return f"{t:%A %B} {t.day}, {t.year}"
+
+
+_MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+_DATED = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
+
+
+def mark_dates(text: str, today: str) -> str:
+    """ "the party on February 14th" -> "the party on February 14th (tomorrow)".
+
+    ``today`` is written as :func:`day` writes it. Small models cannot tell whether a date in
+    a persona is today's, and plan tomorrow's party for today; the clock can.
+    """
+    try:
+        now = datetime.strptime(today, "%A %B %d, %Y").date()
+    except ValueError:
+        return text  # a day written another way: nothing to compare against
+
+    def mark(m: re.Match) -> str:
+        try:
+            then = datetime.strptime(f"{m[1]} {m[2]} {now.year}", "%B %d %Y").date()
+        except ValueError:
+            return m[0]  # "February 30th": not a date to compare
+        days = (then - now).days
+        when = {0: "today", 1: "tomorrow", -1: "yesterday"}.get(days)
+        when = when or (f"in {days} days" if days > 0 else f"{-days} days ago")
+        return f"{m[0]} ({when})"
+
+    return _DATED.sub(mark, text)
 
 
 def parse(text: str, *, field: str = "time") -> datetime:

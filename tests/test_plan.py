@@ -112,3 +112,24 @@ def test_a_new_day_revises_what_the_agent_is_up_to(agent):
     (request,) = agent.model.completer.calls("new_day")
     assert "Maria Lopez promised to come to the party" in request.user
     assert yesterday and agent.currently
+
+
+def test_the_day_plan_sees_which_dated_events_fall_today(agent):
+    """Small models cannot compare "February 14th" with "Monday February 13": the clock marks it."""
+    agent.currently = "Isabella Rodriguez is planning a party at Hobbs Cafe on February 14th."
+    planning.plan_day(agent, DAY)
+    planning.plan_day(agent, DAY + timedelta(days=1))
+    before, on_the_day = agent.model.completer.calls("day_plan")
+    assert "on February 14th (tomorrow)." in before.user
+    assert "on February 14th (today)." in on_the_day.user
+
+
+def test_dates_are_marked_only_where_they_are_dates():
+    mark = planning.gametime.mark_dates
+    today = "Monday February 13, 2023"
+    assert (
+        mark("March 1 and February 12th", today)
+        == "March 1 (in 16 days) and February 12th (yesterday)"
+    )
+    assert mark("February 30th, May Lee", today) == "February 30th, May Lee"
+    assert mark("on February 14th", "13/02/2023") == "on February 14th"

@@ -54,7 +54,7 @@ def day_plan_for(wake_options: list[str], usual_sleep: str, **_: object) -> type
         __base__=Answer,
         # Saying first what falls on today's date keeps a party planned for tomorrow out of
         # today, and today's party in it.
-        today=(text(100, "events dated today, or none"), ...),
+        today=(text(100, "events marked (today), or none"), ...),
         wake_up=(one_of(wake_options), Field(description="wake-up time")),
         plan=(list[item], Field(min_length=5, max_length=8)),
     )

@@ -74,7 +74,7 @@ def as_activity(phrase: str) -> str:
     word = first.lower()
     if first[:1].isupper() and not _verb_like(first, rest):
         return text  # a name or a place first: not a verb to put in -ing form
-    if word in _MEALS:
+    if word in _MEALS or word.removesuffix("s") in _MEALS:
         article = "a " if word in ("meal", "snack") else ""  # "having a meal", "having lunch"
         return f"having {article}{word}{text[len(first) :]}"
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:

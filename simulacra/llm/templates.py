@@ -20,6 +20,7 @@ from typing import Any
 import jinja2
 from pydantic import BaseModel
 
+from simulacra import gametime
 from simulacra.errors import UserError
 from simulacra.llm.fitting import shortened_to_fit
 from simulacra.llm.interface import LanguageModel, Prompt
@@ -40,6 +41,7 @@ _env = jinja2.Environment(
     keep_trailing_newline=False,
     autoescape=False,
 )
+_env.filters["mark_dates"] = gametime.mark_dates
 
 
 def system_text(identity: str) -> str:
