@@ -23,8 +23,6 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
-import numpy as np
-
 from simulacra.embed import Embedder, open_embedder
 from simulacra.errors import UserError
 from simulacra.feed import steps
@@ -71,7 +69,6 @@ class FeedRun:
     ) -> None:
         self.directory = directory
         self.embedder = embedder
-        self._interests: dict[str, np.ndarray] = {}
         self.info = info
         self.rules = info.rules
         self.characters = {c.name: c for c in characters}
@@ -245,12 +242,12 @@ class FeedRun:
 
     def _near_interests(self, character: Character, said: list[steps.Said]) -> bool:
         """Whether the newest message, or the post its thread began with, comes near one of
-        the character's interests in meaning."""
-        if character.name not in self._interests:
-            self._interests[character.name] = self.embedder.embed(character.interests)
+        the character's interests in meaning. One batch; the run's embedder caches by text,
+        so the interests and the root post are embedded once."""
         texts = list(dict.fromkeys([said[-1].text, said[0].text]))
-        nearest = (self.embedder.embed(texts) @ self._interests[character.name].T).max()
-        return float(nearest) >= self.rules.interest_similarity
+        vectors = self.embedder.embed([*character.interests, *texts])
+        n = len(character.interests)
+        return float((vectors[n:] @ vectors[:n].T).max()) >= self.rules.interest_similarity
 
     def _decide(
         self, agent: FeedAgent, character: Character, message: Message, at: datetime, recent: str
