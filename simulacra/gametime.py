@@ -46,6 +46,23 @@ def mark_dates(text: str, today: str) -> str:
     return _DATED.sub(mark, text)
 
 
+_CLOCK = re.compile(r"\b(1[0-2]|0?[1-9])(?::([0-5]\d))?\s*([ap])\.?m\b\.?", re.IGNORECASE)
+
+
+def hhmm(text: str) -> str:
+    """ "from 9pm to midnight" -> "from 21:00 to midnight"; "8:30 am" -> "08:30".
+
+    Plans are timed in HH:MM; a small model asked for the hour of "streams games from 9pm"
+    writes 09:00.
+    """
+
+    def clock(m: re.Match) -> str:
+        hour = int(m[1]) % 12 + (12 if m[3].lower() == "p" else 0)
+        return f"{hour:02d}:{m[2] or '00'}"
+
+    return _CLOCK.sub(clock, text)
+
+
 def parse(text: str, *, field: str = "time") -> datetime:
     """``2023-02-13 07:30`` or ``2023-02-13T07:30``."""
     try:

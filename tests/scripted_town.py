@@ -34,7 +34,7 @@ def enum(request: Request, field: str) -> list:
 def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     return {
-        "today": "none",
+        "today": "no events today",
         "wake_up": enum(request, "wake_up")[2],  # the usual time
         "plan": [
             {"time": t, "activity": a}

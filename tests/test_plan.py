@@ -133,3 +133,24 @@ def test_dates_are_marked_only_where_they_are_dates():
     )
     assert mark("February 30th, May Lee", today) == "February 30th, May Lee"
     assert mark("on February 14th", "13/02/2023") == "on February 14th"
+
+
+def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
+    """A small model asked for the hour of "streams from 9pm" writes 09:00, and fills the
+    slots it has nothing for with "none"."""
+    notes = "streams games from 9pm to midnight, naps at 2:30 p.m."
+    lifestyle = PERSONA.lifestyle.model_copy(update={"notes": notes})
+    agent.persona = PERSONA.model_copy(update={"lifestyle": lifestyle})
+    script = agent.model.completer.scripts["day_plan"]
+
+    def with_empty_slots(request):
+        answer = script(request)
+        answer["plan"] += [{"time": "19:00", "activity": "none"}]
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = with_empty_slots
+    plan = planning.plan_day(agent, DAY)
+    (request,) = agent.model.completer.calls("day_plan")
+    assert "streams games from 21:00 to midnight, naps at 14:30." in request.user
+    assert not [item for item in plan.outline if item.endswith("none")]
+    assert planning.gametime.hhmm("I am 12, at 12am, 3 amps") == "I am 12, at 00:00, 3 amps"

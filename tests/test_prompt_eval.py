@@ -49,6 +49,14 @@ def test_text_checks():
     assert CHECKS["distinct_at_least"](["a", "A ", "b"], 2, data, {}) is None
     assert CHECKS["between"]("06:15", ["05:30", "06:30"], data, {}) is None
     assert CHECKS["between"]("07:15", ["05:30", "06:30"], data, {})
+    plan = [
+        {"time": "21:00", "activity": "reading"},
+        {"time": "09:00", "activity": "streaming games"},
+        {"time": "12:00", "activity": "lunch"},
+    ]
+    assert CHECKS["timed"](plan, ["19:00", "23:30", ["stream"]], data, {})
+    assert CHECKS["timed"](plan, ["08:00", "10:00", ["stream"]], data, {}) is None
+    assert CHECKS["timed"](plan, ["10:00", "12:00", ["stream"]], data, {}) is None  # in force
     history = [{"speaker": "A", "text": "Hello there"}]
     assert CHECKS["differs_from"]("hello  there", "history", data, {"history": history})
 

@@ -40,22 +40,26 @@ class NewDay(Answer):
     yesterday: text(300, "yesterday in brief")
 
 
-def day_plan_for(wake_options: list[str], usual_sleep: str, **_: object) -> type[Answer]:
+def day_plan_for(
+    wake_options: list[str], usual_wake: str, usual_sleep: str, **_: object
+) -> type[Answer]:
     """Times are an enum of half hours from the earliest wake-up to bedtime, so every item
     has a real time and the schedule can tell which item is in force at each hour."""
     item = create_model(
         "PlanItem",
         __base__=Answer,
-        time=(one_of(plan_times(wake_options[0], usual_sleep)), Field(description="HH:MM")),
+        # The activity before its time: asked for a time first, small models take the next
+        # half hour after the last one and then find something, or "none", to fill it.
         activity=(activity_phrase(70, 'activity, e.g. "serving customers at the cafe"'), ...),
+        time=(one_of(plan_times(wake_options[0], usual_sleep)), Field(description="HH:MM")),
     )
     return create_model(
         "DayPlan",
         __base__=Answer,
         # Saying first what falls on today's date keeps a party planned for tomorrow out of
         # today, and today's party in it.
-        today=(text(100, "events marked (today), or none"), ...),
-        wake_up=(one_of(wake_options), Field(description="wake-up time")),
+        today=(text(100, "events marked (today), or no events today"), ...),
+        wake_up=(one_of(wake_options), Field(description=f"wake-up time, usually {usual_wake}")),
         plan=(list[item], Field(min_length=5, max_length=8)),
     )
 
@@ -202,7 +206,9 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         resolutions=resolutions,
         currently=agent.currently,
     )
-    items = [f"{i.time} {i.activity}" for i in sorted(plan.plan, key=lambda i: i.time)]
+    # "none" is how a small model fills a slot it has nothing for; an empty slot is no plan.
+    kept = [i for i in plan.plan if i.activity.strip().lower() not in ("", "none")]
+    items = [f"{i.time} {i.activity}" for i in sorted(kept or plan.plan, key=lambda i: i.time)]
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
     if bedtime <= wake:  # a bedtime after midnight

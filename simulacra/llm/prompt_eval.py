@@ -15,6 +15,8 @@ answer's top level) and one test on it:
     cites_support = true      reflection insights: each shares a content word with a
                               statement it cites
     differs_from = "VAR"      the text is not a copy of a variable (the last line said, say)
+    timed = [lo, hi, WORDS]   a list of {time, activity}: an item in force at some time from
+                              lo to hi mentions one of the words (the evening's stream)
 
 The grammar guarantees the shape; these checks measure the meaning, so a prompt change is
 judged by numbers rather than by one good-looking answer.
@@ -259,6 +261,18 @@ def _differs_from(value, arg, data, variables) -> Failure:
     return f"repeats {arg}" if same else None
 
 
+def _timed(value, arg, *_) -> Failure:
+    lo, hi, words = arg
+    items = sorted(value, key=lambda item: _number(item["time"]))
+    starts = [_number(item["time"]) for item in items]
+    for i, item in enumerate(items):
+        ends = starts[i + 1] if i + 1 < len(items) else 24 * 60
+        in_force = starts[i] <= _number(hi) and ends > _number(lo)
+        if in_force and not _mentions(item, words):
+            return None
+    return f"nothing from {lo} to {hi} mentions any of {words}"
+
+
 CHECKS: dict[str, Callable[[Any, Any, dict, dict], Failure]] = {
     "is": _is,
     "is_not": _is_not,
@@ -272,4 +286,5 @@ CHECKS: dict[str, Callable[[Any, Any, dict, dict], Failure]] = {
     "max_share": _max_share,
     "cites_support": _cites_support,
     "differs_from": _differs_from,
+    "timed": _timed,
 }

@@ -42,6 +42,7 @@ _env = jinja2.Environment(
     autoescape=False,
 )
 _env.filters["mark_dates"] = gametime.mark_dates
+_env.filters["hhmm"] = gametime.hhmm
 
 
 def system_text(identity: str) -> str:
