@@ -1,4 +1,5 @@
-"""Which places a resident may be sent to: never a home that is someone else's."""
+"""Which places a resident may be sent to: never a home that is someone else's, nor a room
+kept for others."""
 
 from pathlib import Path
 
@@ -17,6 +18,10 @@ WORLDS = Path(__file__).resolve().parent.parent / "worlds"
         ("Klaus Mueller", "Dorm for Oak Hill College: Klaus Mueller's room: bed", True),
         ("Klaus Mueller", "Dorm for Oak Hill College: kitchen: refrigerator", True),
         ("Maria Lopez", "Dorm for Oak Hill College: women's one-person bathroom: shower", True),
+        # a room kept for some residents (`users` in the sector file)
+        ("Klaus Mueller", "Dorm for Oak Hill College: women's one-person bathroom: shower", False),
+        ("Klaus Mueller", "Dorm for Oak Hill College: men's one-person bathroom: toilet", True),
+        ("Maria Lopez", "Dorm for Oak Hill College: men's one-person bathroom", False),
         ("Isabella Rodriguez", "Hobbs Cafe: cafe: cafe counter", True),
         ("Maria Lopez", "Dorm for Oak Hill College: Klaus Mueller's room: bed", False),
         ("Klaus Mueller", "Isabella Rodriguez's apartment: main room: bed", False),

@@ -193,6 +193,12 @@ MISTAKES = [
     (HOUSE, 'name = "kitchen"', 'name = "bedroom"', 'arenas.k.name: arena name "bedroom" is also'),
     (HOUSE, 'name = "kitchen"', 'name = "kitchen: left"', "arenas.k.name: a name cannot contain"),
     (CAFE, "capacity = 1", "capacity = 0", "arenas.r.capacity: Input should be greater than"),
+    (
+        CAFE,
+        "capacity = 1",
+        'capacity = 1\nusers = ["Ada Bryon"]',
+        'arenas.r.users: "Ada Bryon" is no resident of this world (did you mean "Ada Byron")',
+    ),
     (ADA, 'wake = "06:30"', 'wake = "26:30"', "personas/ada.toml: lifestyle.wake:"),
     (ADA, "age = 36", "age = 36\nmood = 1", "personas/ada.toml: mood: unknown field"),
     (BOB, 'Bob Baker"', 'Ada Byron"', 'personas/bob.toml: name: "Ada Byron" is also the name in'),

@@ -7,7 +7,7 @@ A world folder ``worlds/<name>/`` holds::
                       and [sectors]: letter -> sector file
     sectors/*.toml    one per sector: name, its own map (same size as its footprint: '#' wall,
                       '+' door, '.' ground, a letter per arena floor, a character per object)
-                      and [arenas.<letter>] with name, capacity and [arenas.<letter>.objects]
+                      and [arenas.<letter>] with name, capacity, users and [arenas.<letter>.objects]
     personas/*.toml   one per resident (see ResidentPersona)
     scenario.toml     start date-time, step seconds, which residents take part
 
@@ -87,6 +87,7 @@ def _load(root: Path) -> World:
     with problems.collect():
         scenario = _load_scenario(norm_path(root / spec.scenario), world_path, residents)
     problems.raise_if_any()
+    _check_users(tree, arena_fields, set(files), problems)
     _check_reachable(tree, grid, spawns, arena_fields, files, world_path, problems)
     problems.raise_if_any()
     assert scenario is not None
@@ -149,7 +150,10 @@ def _assemble(
                 for x, y in tiles:
                     object_ids[y * width + x] = next_object
                 next_object += 1
-            arena = Arena(entry.name, d.spec.name, arena_tiles, entry.capacity, objects, next_arena)
+            users = tuple(entry.users) if entry.users is not None else None
+            arena = Arena(
+                entry.name, d.spec.name, arena_tiles, entry.capacity, objects, next_arena, users
+            )
             arenas[entry.name] = arena
             fields[arena.address] = (d.footprint.file, f"arenas.{letter}")
             for x, y in arena_tiles:
@@ -285,6 +289,26 @@ def _check_places(
     problems.raise_if_any()
     assert spawn is not None
     return spawn
+
+
+def _check_users(
+    tree: EnvironmentTree,
+    fields: dict[str, tuple[Path, str]],
+    residents: set[str],
+    problems: Problems,
+) -> None:
+    for arena in tree.arenas():
+        for name in arena.users or ():
+            if name not in residents:
+                file, field = fields[arena.address]
+                close = difflib.get_close_matches(name, sorted(residents), n=1)
+                fix = f'did you mean "{close[0]}"' if close else "write a resident's name"
+                problems.add(
+                    f'"{name}" is no resident of this world',
+                    file=file,
+                    field=f"{field}.users",
+                    fix=fix,
+                )
 
 
 def _first_tile(place: Arena | GameObject, tile_map: TileMap, grid: Grid) -> Tile:

@@ -70,6 +70,10 @@ class ArenaEntry(_File):
     objects: dict[str, ObjectEntry] = Field(
         default_factory=dict, description='symbol -> "name", or { name = ..., state = ... }'
     )
+    users: list[str] | None = Field(
+        None,
+        description="the only residents who may use it (the women's bathroom); default: all",
+    )
 
     @field_validator("name")
     @classmethod

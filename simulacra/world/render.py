@@ -87,6 +87,7 @@ def legend(world: World, sector: str | None = None) -> list[str]:
         floor = [t for t in arena.tiles if world.kind_at(t) == TileKind.FLOOR]
         letter = world.tiles.glyph[world.grid.index((floor or list(arena.tiles))[0])]
         cap = f", holds {arena.capacity}" if arena.capacity else ""
+        cap += f", for {', '.join(arena.users)}" if arena.users is not None else ""
         lines.append(f"{letter}  {arena.name}{cap}")
         for obj in arena.objects.values():
             symbol = world.tiles.glyph[world.grid.index(obj.tiles[0])]

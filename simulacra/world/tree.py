@@ -53,7 +53,8 @@ class GameObject:
 
 @dataclass(frozen=True, eq=False)
 class Arena:
-    """A room or area inside a sector. ``capacity`` caps how many agents fit (None: no cap)."""
+    """A room or area inside a sector. ``capacity`` caps how many agents fit (None: no cap);
+    ``users`` are the only residents who may use it (None: anyone)."""
 
     name: str
     sector: str
@@ -61,6 +62,7 @@ class Arena:
     capacity: int | None = None
     objects: dict[str, GameObject] = field(default_factory=dict)
     id: int = -1
+    users: tuple[str, ...] | None = None
 
     @property
     def address(self) -> str:
