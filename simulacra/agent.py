@@ -13,7 +13,7 @@ Game time always comes from the caller; a method called without ``at`` uses the 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -265,11 +265,15 @@ class GenerativeAgent:
         return records
 
     def retrieve(
-        self, queries: Sequence[str], now: datetime, k: int | None = None
+        self,
+        queries: Sequence[str],
+        now: datetime,
+        k: int | None = None,
+        kinds: Iterable[Kind] | None = None,
     ) -> list[list[Retrieved]]:
         """The top ``k`` memories per query, as the agent recalls them while thinking (their
         access times move to ``now``)."""
-        return self.stream.retrieve_many(queries, now, k)
+        return self.stream.retrieve_many(queries, now, k, kinds)
 
     def next_memory_id(self) -> int:
         return self.stream.next_id()

@@ -7,12 +7,12 @@ is one; cognition never imports it, so the two cannot import each other.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 from simulacra.llm.templates import PromptTemplate
-from simulacra.memory.record import MemoryRecord, NewMemory
+from simulacra.memory.record import Kind, MemoryRecord, NewMemory
 from simulacra.memory.stream import Retrieved
 from simulacra.persona import Persona
 from simulacra.settings import Settings
@@ -36,9 +36,14 @@ class Mind(Protocol):
         ...
 
     def retrieve(
-        self, queries: Sequence[str], now: datetime, k: int | None = None
+        self,
+        queries: Sequence[str],
+        now: datetime,
+        k: int | None = None,
+        kinds: Iterable[Kind] | None = None,
     ) -> list[list[Retrieved]]:
-        """The top ``k`` memories per query; retrieving counts as remembering (access time)."""
+        """The top ``k`` memories per query (of ``kinds``, default all); retrieving counts as
+        remembering (access time)."""
         ...
 
     def ask(self, template: PromptTemplate, **variables: Any) -> Any:

@@ -221,10 +221,40 @@ def test_opening_an_empty_directory_explains_what_to_do(tmp_path):
 def test_a_conversation_ends_when_a_line_echoes_one_said_before(build, tmp_path):
     from simulacra.cognition.dialogue import converse
 
-    opening = {"says": "Hi Klaus! Are you excited about Valentine's Day?", "end": False}
+    opening = {"says": "Hi Maria! Are you excited about Valentine's Day?", "end": False}
     isabella, _ = build({"respond": [opening]})
-    echo = {"heard": "a greeting", **opening}
+    echo = {"heard": "a greeting", "says": "Hi Isabella! Are you excited about Valentine's Day?"}
+    echo["end"] = False  # the same line but for a name: small models hand a greeting back
     maria, backend = build({"respond": [echo]}, directory=tmp_path / "maria")
     lines = converse(isabella, maria, now=T0, setting="at Hobbs Cafe", max_utterances=8)
     assert [line.text for line in lines] == [opening["says"]]  # the echo is not said
     assert len(backend.calls("respond")) == 1
+
+
+def test_a_line_cut_by_its_bound_keeps_its_whole_sentences():
+    from simulacra.cognition.dialogue import ReplyAnswer
+
+    cut = "Maria Lopez: Hello Klaus! I remember our study sessions. It was so exciting to see a"
+    answer = ReplyAnswer(heard="a greeting", says=cut, end=False)
+    assert answer.says == "Hello Klaus! I remember our study sessions."
+    assert ReplyAnswer(heard="hi", says="Sure, at 5 pm", end=False).says == "Sure, at 5 pm"
+
+
+def test_a_new_line_draws_on_notes_about_earlier_talks_not_their_transcripts(build):
+    from simulacra.cognition.dialogue import next_line
+    from simulacra.memory import NewMemory
+
+    reply = {"heard": "a greeting", "says": "Hello again!", "end": False}
+    agent, backend = build({"respond": [reply]})
+    agent.remember(
+        [
+            NewMemory(
+                "Isabella chats with Maria: Isabella: Hi Maria, lovely to see you", Kind.CHAT
+            ),
+            NewMemory("Isabella thinks Maria is lovely to chat with", Kind.REFLECTION),
+        ],
+        T0,
+    )
+    next_line(agent, "Maria", [Line("Maria", "Hi Isabella")], now=T0, setting="at the cafe")
+    (request,) = backend.calls("respond")
+    assert "lovely to chat with" in request.user and "lovely to see you" not in request.user
