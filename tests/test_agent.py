@@ -223,8 +223,9 @@ def test_a_conversation_ends_when_a_line_echoes_one_said_before(build, tmp_path)
 
     opening = {"says": "Hi Maria! Are you excited about Valentine's Day?", "end": False}
     isabella, _ = build({"respond": [opening]})
-    echo = {"heard": "a greeting", "says": "Hi Isabella! Are you excited about Valentine's Day?"}
-    echo["end"] = False  # the same line but for a name: small models hand a greeting back
+    # The same line but for a name: small models hand a greeting back.
+    again = "Hi Isabella! Are you excited about Valentine's Day?"
+    echo = {"heard": "a greeting", "says": again, "end": False}
     maria, backend = build({"respond": [echo]}, directory=tmp_path / "maria")
     lines = converse(isabella, maria, now=T0, setting="at Hobbs Cafe", max_utterances=8)
     assert [line.text for line in lines] == [opening["says"]]  # the echo is not said

@@ -25,6 +25,7 @@ RESPOND = template_beside(__file__, "respond")
 AFTER_CHAT = template_beside(__file__, "after_chat")
 PHRASES = phrases_beside(__file__, "dialogue")
 TRANSCRIPT_CHARS = 2000  # a transcript memory is cut here, so one chat cannot flood a prompt
+_NOT_TRANSCRIPTS = tuple(kind for kind in Kind if kind is not Kind.CHAT)
 
 
 @dataclass(frozen=True)
@@ -106,9 +107,6 @@ def next_line(
         memories=[m.record.description for m in memories],
         history=list(lines),
     )
-
-
-_NOT_TRANSCRIPTS = tuple(kind for kind in Kind if kind is not Kind.CHAT)
 
 
 def converse(

@@ -268,7 +268,7 @@ def _timed(value, arg, *_) -> Failure:
     for i, item in enumerate(items):
         ends = starts[i + 1] if i + 1 < len(items) else 24 * 60
         in_force = starts[i] <= _number(hi) and ends > _number(lo)
-        if in_force and not _mentions(item, words):
+        if in_force and _mentions(item, words) is None:
             return None
     return f"nothing from {lo} to {hi} mentions any of {words}"
 
