@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,14 @@ import pytest
 from simulacra.settings import default_cache_dir
 
 USER_CACHE = default_cache_dir()  # before the session points SIMULACRA_CACHE_DIR elsewhere
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _interruptible():
+    # A suite started in the background by a shell without job control inherits an ignored
+    # SIGINT, and so would the commands it starts: their Ctrl-C tests would hang. (Handled,
+    # not ignored, it is reset to the default in every child, where Python catches it.)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session", autouse=True)
