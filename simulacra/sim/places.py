@@ -39,20 +39,15 @@ class PlaceChooser:
         self._vectors: dict[str, np.ndarray] = {}
         self._homes = {p.name: _arena_or_sector(p.home) for p in world.personas}
         self._home_rooms = {p.name: p.home.strip() for p in world.personas}
-        self._users = {
-            arena.address: arena.users
-            for sector in world.tree.sectors.values()
-            for arena in sector.arenas.values()
-            if arena.users is not None
-        }
 
     def allowed(self, name: str, place: str) -> bool:
         """Whether ``name`` may use ``place``: not another's room, not a house they don't
         live in, not a home named for someone who is not in this town ("Ryan Park's
         apartment" in a three-resident Smallville), not a room kept for others (the women's
         bathroom, to a man)."""
-        users = self._users.get(": ".join(part.strip() for part in place.split(":")[:2]))
-        if users is not None and name not in users:
+        found = self.world.tree.find(place)
+        room = self.world.tree.find(found.arena_address) if isinstance(found, GameObject) else found
+        if isinstance(room, Arena) and room.users is not None and name not in room.users:
             return False
         mine = self._homes.get(name, "")
         sector = place.split(":")[0].strip()
