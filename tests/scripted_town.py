@@ -55,7 +55,7 @@ def schedule(request: Request) -> dict:
 
 def decompose(request: Request) -> dict:
     activity = re.search(r"plans to be (.+?)\.\n", request.user + "\n").group(1)
-    return {"steps": [{"activity": activity, "minutes": 15}] * 3}
+    return {"involves": activity, "steps": [{"activity": activity, "minutes": 15}] * 3}
 
 
 def act(request: Request) -> dict:

@@ -28,6 +28,9 @@ from simulacra.llm.schema import as_activity, as_state
         ("she stops and deals with it", "stopping and dealing with it"),
         ("I'm calling for help", "calling for help"),
         ("none", "none"),
+        ("physics classes", "doing physics classes"),
+        ("homework for Monday", "doing homework for Monday"),
+        ("work at the cafe", "working at the cafe"),
     ],
 )
 def test_activity_phrases_read_after_is(written, reads):

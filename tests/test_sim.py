@@ -13,7 +13,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from scripted_town import SCRIPTS
+from scripted_town import SCRIPTS, enum
 
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel
@@ -40,8 +40,8 @@ class StepCounter(ScriptedModel):
         return super().complete(request)
 
 
-def make_sim(tmp_path, word_embedder, hours=1.5, scripts=None):
-    settings = Settings()
+def make_sim(tmp_path, word_embedder, hours=1.5, scripts=None, settings=None):
+    settings = settings or Settings()
     settings.llm.cache = False
     backend = StepCounter({**SCRIPTS, **(scripts or {})})
     model = open_model(settings.llm, completer=backend)
@@ -90,6 +90,29 @@ def test_the_model_is_called_only_when_something_changed(tmp_path, word_embedder
         if e.agents["Maria Lopez"].activity == "studying physics at Hobbs Cafe"
     ]
     assert any(s not in busy for s in walking)
+    sim.close()
+
+
+@pytest.mark.parametrize("stay", [True, False])
+def test_the_steps_of_one_block_stay_in_the_building_it_began_in(tmp_path, word_embedder, stay):
+    def decompose(request):
+        if "Name: Klaus Mueller" not in request.system:
+            return SCRIPTS["decompose"](request)
+        reading = "reading about gentrification in the library"
+        steps = [reading, "having a coffee at Hobbs Cafe", reading]
+        return {"involves": "reading", "steps": [{"activity": a, "minutes": 15} for a in steps]}
+
+    settings = Settings()
+    settings.plan.stay_in_building = stay
+    sim, backend = make_sim(tmp_path, word_embedder, 2, {"decompose": decompose}, settings)
+    sim.run()
+    (coffee, *_) = [
+        r
+        for r in backend.calls("act")
+        if "Name: Klaus Mueller" in r.system and "having a coffee" in r.user
+    ]
+    offered = {p.split(":")[0] for p in enum(coffee, "place")}
+    assert offered == {"Oak Hill College"} if stay else "Hobbs Cafe" in offered
     sim.close()
 
 
@@ -150,7 +173,7 @@ RUNNER = textwrap.dedent(
     sys.path.insert(0, {tests!r})
     from pathlib import Path
     from conftest import WordEmbedder
-    from scripted_town import SCRIPTS
+    from scripted_town import SCRIPTS, enum
     from simulacra.llm import open_model
     from simulacra.llm.scripted import ScriptedModel
     from simulacra.settings import Settings

@@ -88,8 +88,15 @@ class Step(Answer):
     minutes: one_of(STEP_MINUTES)
 
 
-class Steps(Answer):
-    steps: list[Step] = Field(min_length=3, max_length=6)
+def steps_for(activity: str = "it", **_: object) -> type[Answer]:
+    return create_model(
+        "Steps",
+        __base__=Answer,
+        # Naming what the activity involves first keeps the steps on it: without it, a student
+        # with Valentine's Day on her mind broke her physics class into "planning to ask Klaus".
+        involves=(text(80, f"what {activity[:60]} involves"), ...),
+        steps=(list[Step], Field(min_length=3, max_length=6)),
+    )
 
 
 @dataclass
@@ -221,6 +228,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         bedtime=f"{bedtime:%H:%M}",
         hours=hours,
         outline=items,
+        habits=life.notes,
     )
     activities = [getattr(schedule, f"h{hour[:2]}") for hour in hours]
     day = DayPlan(today, wake, bedtime, items, _blocks(midnight, wake, bedtime, activities))

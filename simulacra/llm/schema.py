@@ -79,6 +79,8 @@ def as_activity(phrase: str) -> str:
         return f"having {article}{word}{text[len(first) :]}"
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:
         return word + text[len(first) :] if first.isalpha() else text
+    if word.endswith(_NOUN_ENDINGS):
+        return f"doing {word}{text[len(first) :]}"  # "physics class", not "physiccing class"
     verb = _ing(word)
     second, _, after = rest.removeprefix("and ").partition(" ")
     if rest.startswith("and ") and word.endswith("s") and second.endswith("s") and second.isalpha():
@@ -112,6 +114,8 @@ _NOT_VERBS = {
     *("at", "on", "in", "with", "out", "off", "away", "busy", "asleep", "awake", "home"),
     *("no", "not", "nothing", "none", "free", "still", "the", "a", "an", "her", "his", "their"),
 }
+# Nouns a phrase may start with ("physics class", "homework"), by endings no verb has.
+_NOUN_ENDINGS = ("ics", "tion", "ness", "ity", "ogy", "homework", "housework", "yoga")
 _MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack", "meal"}
 _IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
 

@@ -65,10 +65,16 @@ class PlaceChooser:
         residents_here = [h for h in self._homes.values() if h.split(":")[0].strip() == sector]
         return not residents_here or mine.split(":")[0].strip() == sector
 
-    def candidates(self, r: Resident, activity: str, tile: Tile) -> Candidates:
+    def candidates(
+        self, r: Resident, activity: str, tile: Tile, within: str | None = None
+    ) -> Candidates:
+        """The places offered for ``activity``; only those in the sector ``within`` when it
+        has any the agent may use."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
+        inside = [p for p in known if within and p.split(":")[0].strip() == within]
+        known = inside or known
         here = self.world.place_at(tile)
         if not known:
             return Candidates([here.address or r.persona.home], {})

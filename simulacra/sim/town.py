@@ -114,7 +114,7 @@ class Town:
         )
         chats = self._conversations(talks, now)
         due = [r for r in residents if self._due(r, now, replanned)]
-        self.lockstep.run([partial(self._next_action, r, now) for r in due])
+        self.lockstep.run([partial(self._next_action, r, now, r.name in replanned) for r in due])
         for r in residents:
             self.move(r)
         self._move_avatar()
@@ -310,14 +310,40 @@ class Town:
             return False
         return r.action is None or now >= r.action.end or r.name in replanned
 
-    def _next_action(self, r: Resident, now: datetime) -> None:
+    def _next_action(self, r: Resident, now: datetime, reacting: bool = False) -> None:
         activity, _, end = planning.current_step(
             r.agent, r.plan, now, self.settings.plan.decompose_minutes
         )
-        self.start(r, activity, now, max(end, now + timedelta(seconds=self.step_seconds)))
+        self.start(
+            r,
+            activity,
+            now,
+            max(end, now + timedelta(seconds=self.step_seconds)),
+            within=None if reacting else self._block_building(r, now),
+        )
 
-    def start(self, r: Resident, activity: str, now: datetime, end: datetime) -> None:
-        """Begin ``activity``: place it, show it, and set off there."""
+    def _block_building(self, r: Resident, now: datetime) -> str | None:
+        """Where the block in force began, if the last action was one of its steps: the steps
+        of one hour's plan stay in one building (Maria's morning routine had her read the news
+        in the college library and listen to music at the cafe, five minutes apart)."""
+        block = r.plan.block_at(now) if r.plan is not None else None
+        last = r.action
+        if not self.settings.plan.stay_in_building or block is None or last is None:
+            return None
+        if last.start < block.start or last.asleep:
+            return None
+        return last.address.split(":")[0].strip()
+
+    def start(
+        self,
+        r: Resident,
+        activity: str,
+        now: datetime,
+        end: datetime,
+        within: str | None = None,
+    ) -> None:
+        """Begin ``activity``: place it (in the building ``within``, if given and it has a
+        place the agent may use), show it, and set off there."""
         self._stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if planning.is_sleeping(activity):
@@ -326,7 +352,7 @@ class Town:
                 activity, now, end, address, emoji("sleep"), "is", activity, "being slept in"
             )
         else:
-            options = self.places.candidates(r, activity, self.state.tile_of(r.name))
+            options = self.places.candidates(r, activity, self.state.tile_of(r.name), within)
             placed = place_action(
                 r.agent,
                 now=gametime.describe(now),
