@@ -41,6 +41,15 @@ def test_scoring_counts_passes_and_says_why_a_case_failed(scripted):
     assert 0 < score.rate < 1
 
 
+def test_an_answer_that_copies_the_shape_fails_every_case(scripted):
+    decompose = find_template("decompose")
+    step = {"activity": "taking notes, at most 60 characters>", "minutes": 10}
+    model = scripted({"decompose": lambda r: {"involves": "class", "steps": [step] * 3}})
+    (score,) = evaluate(model, [decompose])
+    assert score.passed == 0
+    assert all("copies the answer's shape" in r.failures[-1] for r in score.results)
+
+
 def test_text_checks():
     data = {"says": "The party starts at 5 pm!", "values": ["a", "a", "b"]}
     assert CHECKS["mentions"](data["says"], ["five", "5"], data, {}) is None

@@ -146,7 +146,14 @@ def run_case(model: LanguageModel, case: Case, sample: int, seed: int) -> CaseRe
         why = CHECKS[check.kind](_get(data, check.field), check.arg, data, case.variables)
         if why:
             failures.append(f"{check.field}: {why}")
+    copied = _SHAPE_WORDS.search(json.dumps(data, ensure_ascii=False))
+    if copied:  # every case checks this: it is nonsense whatever the template
+        failures.append(f"*: copies the answer's shape ({copied.group(0)!r})")
     return CaseResult(case, sample, data, failures)
+
+
+# The words of a placeholder in the prompt's shape sentence, copied into an answer.
+_SHAPE_WORDS = re.compile(r"at most \d+ characters|characters>")
 
 
 def _get(data: dict[str, Any], path: str) -> Any:

@@ -323,9 +323,9 @@ class Town:
         )
 
     def _block_building(self, r: Resident, now: datetime) -> str | None:
-        """Where the block in force began, if the last action was one of its steps: the steps
-        of one hour's plan stay in one building (Maria's morning routine had her read the news
-        in the college library and listen to music at the cafe, five minutes apart)."""
+        """The building of the block in force, where its last step happened: the steps of one
+        hour's plan stay in one building (Maria's morning routine had her read the news in the
+        college library and listen to music at the cafe, five minutes apart)."""
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
         if not self.settings.plan.stay_in_building or block is None or last is None:
