@@ -5,7 +5,6 @@ from pydantic import create_model
 
 from simulacra.llm.schema import (
     Answer,
-    activity_phrase,
     choice_model,
     json_schema,
     max_answer_tokens,
@@ -71,11 +70,3 @@ def test_token_bound_covers_the_longest_valid_answer():
         "steps": [{"place": "Johnson Park", "minutes": 15}] * 3,
     }
     assert max_answer_tokens(schema) >= len(json.dumps(longest, ensure_ascii=False).encode())
-
-
-def test_a_placeholder_never_holds_a_double_quote():
-    """A quote inside "<...>" reads as the string's end: the model copied the placeholder's
-    tail ("taking notes, at most 60 characters>") into its answers."""
-    model = create_model("Step", __base__=Answer, activity=(activity_phrase(60), ...))
-    shape = shape_sentence(json_schema(model))
-    assert "\"<what they are doing, e.g. 'brewing coffee', at most 60 characters>\"" in shape

@@ -257,11 +257,6 @@ def _shape(node: dict, root: dict, description: str | None = None) -> str:
     description = node.get("description", description)
     node = _deref(node, root)
     description = node.get("description", description)
-    if description:
-        # A double quote inside a placeholder reads as the end of a JSON string: shown
-        # "<what they are doing, e.g. "brewing coffee", at most 60 characters>", a model
-        # answered "taking notes, at most 60 characters>".
-        description = description.replace('"', "'")
     if "enum" in node:
         return _enum_shape(node["enum"], description)
     if "const" in node:
