@@ -31,6 +31,7 @@ from simulacra.llm.schema import as_activity, as_state
         ("physics classes", "doing physics classes"),
         ("homework for Monday", "doing homework for Monday"),
         ("work at the cafe", "working at the cafe"),
+        ("class", "doing class"),
     ],
 )
 def test_activity_phrases_read_after_is(written, reads):

@@ -94,12 +94,14 @@ def test_the_model_is_called_only_when_something_changed(tmp_path, word_embedder
 
 
 @pytest.mark.parametrize("stay", [True, False])
-def test_the_steps_of_one_block_stay_in_the_building_it_began_in(tmp_path, word_embedder, stay):
+def test_a_block_is_placed_by_its_activity_and_its_steps_stay_in_that_building(
+    tmp_path, word_embedder, stay
+):
     def decompose(request):
-        if "Name: Klaus Mueller" not in request.system:
+        if "Name: Klaus Mueller" not in request.system or "library" not in request.user:
             return SCRIPTS["decompose"](request)
         reading = "reading about gentrification in the library"
-        steps = [reading, "having a coffee at Hobbs Cafe", reading]
+        steps = ["sitting down", "having a coffee at Hobbs Cafe", reading]
         return {"involves": "reading", "steps": [{"activity": a, "minutes": 15} for a in steps]}
 
     settings = Settings()
@@ -111,6 +113,8 @@ def test_the_steps_of_one_block_stay_in_the_building_it_began_in(tmp_path, word_
         for r in backend.calls("act")
         if "Name: Klaus Mueller" in r.system and "having a coffee" in r.user
     ]
+    # The block's first step is placed for the block: "sitting down" alone says nowhere.
+    assert not [r for r in backend.calls("act") if "will be sitting down" in r.user]
     offered = {p.split(":")[0] for p in enum(coffee, "place")}
     assert offered == {"Oak Hill College"} if stay else "Hobbs Cafe" in offered
     sim.close()

@@ -62,12 +62,15 @@ def place_action(
     minutes: int,
     places: list[str],
     notes: dict[str, str],
+    purpose: str | None = None,
 ) -> Placed:
+    """Where ``activity`` happens, chosen for ``purpose`` (the plan it is a step of) if given,
+    and the event it makes there."""
     where = agent.ask(
         ACT,
         now=now,
         here=here,
-        activity=activity,
+        activity=purpose or activity,
         minutes=minutes,
         places=places,
         notes=notes,

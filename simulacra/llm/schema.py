@@ -115,7 +115,7 @@ _NOT_VERBS = {
     *("no", "not", "nothing", "none", "free", "still", "the", "a", "an", "her", "his", "their"),
 }
 # Nouns a phrase may start with ("physics class", "homework"), by endings no verb has.
-_NOUN_ENDINGS = ("ics", "tion", "ness", "ity", "ogy", "homework", "housework", "yoga")
+_NOUN_ENDINGS = ("ics", "tion", "ness", "ity", "ogy", "class", "homework", "housework", "yoga")
 _MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack", "meal"}
 _IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
 

@@ -314,25 +314,32 @@ class Town:
         activity, _, end = planning.current_step(
             r.agent, r.plan, now, self.settings.plan.decompose_minutes
         )
+        within, purpose = (None, None) if reacting else self._placing(r, now)
         self.start(
             r,
             activity,
             now,
             max(end, now + timedelta(seconds=self.step_seconds)),
-            within=None if reacting else self._block_building(r, now),
+            within=within,
+            purpose=purpose,
         )
 
-    def _block_building(self, r: Resident, now: datetime) -> str | None:
-        """The building of the block in force, where its last step happened: the steps of one
-        hour's plan stay in one building (Maria's morning routine had her read the news in the
-        college library and listen to music at the cafe, five minutes apart)."""
+    def _placing(self, r: Resident, now: datetime) -> tuple[str | None, str | None]:
+        """The building the next step stays in and the activity it is placed for.
+
+        A block's first step is placed for the block's activity: "in a seat", placed alone,
+        put Maria's physics class on the dorm's sofa. Its later steps stay in the building
+        where the last one happened: Maria's morning routine had her read the news in the
+        college library and listen to music at the cafe, five minutes apart."""
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
-        if not self.settings.plan.stay_in_building or block is None or last is None:
-            return None
-        if last.start < block.start or last.asleep:
-            return None
-        return last.address.split(":")[0].strip()
+        if block is None:
+            return None, None
+        if last is None or last.start < block.start or last.asleep:
+            return None, block.activity
+        if not self.settings.plan.stay_in_building:
+            return None, None
+        return last.address.split(":")[0].strip(), None
 
     def start(
         self,
@@ -341,9 +348,11 @@ class Town:
         now: datetime,
         end: datetime,
         within: str | None = None,
+        purpose: str | None = None,
     ) -> None:
-        """Begin ``activity``: place it (in the building ``within``, if given and it has a
-        place the agent may use), show it, and set off there."""
+        """Begin ``activity``: place it (for ``purpose``, the plan it is a step of, if given;
+        in the building ``within``, if given and it has a place the agent may use), show it,
+        and set off there."""
         self._stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if planning.is_sleeping(activity):
@@ -352,12 +361,14 @@ class Town:
                 activity, now, end, address, emoji("sleep"), "is", activity, "being slept in"
             )
         else:
-            options = self.places.candidates(r, activity, self.state.tile_of(r.name), within)
+            purpose = purpose or activity
+            options = self.places.candidates(r, purpose, self.state.tile_of(r.name), within)
             placed = place_action(
                 r.agent,
                 now=gametime.describe(now),
                 here=self._here(r) or PHRASES.text("street"),
                 activity=activity,
+                purpose=purpose,
                 minutes=max(1, int((end - now).total_seconds() // 60)),
                 places=options.places,
                 notes=options.notes,
