@@ -12,7 +12,7 @@ from simulacra.settings import PlanSettings
 from simulacra.sim.resident import Resident
 from simulacra.world import ResidentPersona, World
 from simulacra.world.grid import Tile
-from simulacra.world.tree import Arena, GameObject
+from simulacra.world.tree import Arena, GameObject, split_address
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class PlaceChooser:
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
-        inside = [p for p in known if within and p.split(":")[0].strip() == within]
+        inside = [p for p in known if within and split_address(p)[0] == within]
         known = inside or known
         here = self.world.place_at(tile)
         if not known:

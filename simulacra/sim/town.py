@@ -34,7 +34,7 @@ from simulacra.sim.lockstep import Lockstep
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
 from simulacra.sim.resident import Action, Resident
 from simulacra.world import Event, World, WorldState
-from simulacra.world.tree import IDLE, GameObject
+from simulacra.world.tree import IDLE, GameObject, split_address
 
 PHRASES = phrases_beside(__file__, "town")
 
@@ -339,7 +339,7 @@ class Town:
             return None, block.activity
         if not self.settings.plan.stay_in_building:
             return None, None
-        return last.address.split(":")[0].strip(), None
+        return split_address(last.address)[0], None
 
     def start(
         self,
