@@ -63,7 +63,7 @@ def act(request: Request) -> dict:
     places = enum(request, "place")
     wanted = [w for key, w in PLACE_WORDS.items() if key.lower() in activity.lower()]
     chosen = next((p for p in places for w in wanted if w in p), places[0])
-    return {"need": "a place for it", "place": chosen}
+    return {"kind_of_place": "a place for it", "place": chosen}
 
 
 def event(request: Request) -> dict:

@@ -28,7 +28,7 @@ def place_for(places: list[str], activity: str = "it", **_: object) -> type[Answ
         "Place",
         __base__=Answer,
         # Naming the kind of place first keeps small models from taking the first one listed.
-        need=(text(60, f"the kind of place for {activity[:60]}"), ...),
+        kind_of_place=(text(60, f"the kind of place for {activity[:60]}"), ...),
         place=(one_of(places), Field(description="a place from the list")),
     )
 
