@@ -327,10 +327,10 @@ class Town:
     def _placing(self, r: Resident, now: datetime) -> tuple[str | None, str | None]:
         """The building the next step stays in and the activity it is placed for.
 
-        A block's first step is placed for the block's activity: "in a seat", placed alone,
-        put Maria's physics class on the dorm's sofa. Its later steps stay in the building
-        where the last one happened: Maria's morning routine had her read the news in the
-        college library and listen to music at the cafe, five minutes apart."""
+        A block's first step is placed as a part of the block's activity: "in a seat",
+        placed alone, put Maria's physics class on the dorm's sofa. Its later steps stay in
+        the building where the last one happened: Maria's morning routine had her read the
+        news in the college library and listen to music at the cafe, five minutes apart."""
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
         if block is None:
