@@ -64,8 +64,8 @@ def place_action(
     notes: dict[str, str],
     purpose: str | None = None,
 ) -> Placed:
-    """Where ``activity`` happens, chosen for ``purpose`` (the plan it is a step of) if given,
-    and the event it makes there."""
+    """Where ``activity`` happens, as a part of ``purpose`` (the block it is a step of) if
+    given, and the event it makes there."""
     where = agent.ask(
         ACT,
         now=now,
