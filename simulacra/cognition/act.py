@@ -71,7 +71,7 @@ def place_action(
         now=now,
         here=here,
         activity=activity,
-        purpose=purpose if purpose != activity else "",
+        purpose="" if purpose in (None, activity) else purpose,
         minutes=minutes,
         places=places,
         notes=notes,

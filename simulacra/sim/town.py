@@ -350,7 +350,7 @@ class Town:
         within: str | None = None,
         purpose: str | None = None,
     ) -> None:
-        """Begin ``activity``: place it (for ``purpose``, the plan it is a step of, if given;
+        """Begin ``activity``: place it (as a part of ``purpose``, its block, if given;
         in the building ``within``, if given and it has a place the agent may use), show it,
         and set off there."""
         self._stop_using(r)
@@ -361,8 +361,8 @@ class Town:
                 activity, now, end, address, emoji("sleep"), "is", activity, "being slept in"
             )
         else:
-            purpose = purpose or activity
-            options = self.places.candidates(r, purpose, self.state.tile_of(r.name), within)
+            query = purpose or activity
+            options = self.places.candidates(r, query, self.state.tile_of(r.name), within)
             placed = place_action(
                 r.agent,
                 now=gametime.describe(now),
