@@ -163,6 +163,16 @@ class PlanSettings(_Section):
         max_length=12,
         description="wake-up times offered, in minutes around the usual one",
     )
+    day_plan_attempts: int = Field(
+        3,
+        ge=1,
+        le=5,
+        description="day plans asked for (with other seeds) until one starts within "
+        "plan_start_hours of waking and has 4 different items",
+    )
+    plan_start_hours: int = Field(
+        2, ge=1, le=12, description="how long after waking a usable day plan begins"
+    )
     # Models pick odd places when they know many (paper §7: lunch at the bar), so only the
     # best few by meaning are offered. Being in the room, or at home or work, tips close calls;
     # more than that keeps everyone at home, since small models take the first place offered.

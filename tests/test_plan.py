@@ -154,3 +154,33 @@ def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
     assert "streams games from 21:00 to midnight, naps at 14:30." in request.user
     assert not [item for item in plan.outline if item.endswith("none")]
     assert planning.gametime.hhmm("I am 12, at 12am, 3 amps") == "I am 12, at 00:00, 3 amps"
+
+
+def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
+    """The 1.5B began about one day in four at its party's hour; another sample fixes it."""
+    script = agent.model.completer.scripts["day_plan"]
+
+    def evening_first(request):
+        answer = script(request)
+        if len(agent.model.completer.calls("day_plan")) == 1:
+            answer["plan"] = [{"time": "17:00", "activity": f"party part {n}"} for n in range(5)]
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = evening_first
+    plan = planning.plan_day(agent, DAY)
+    first, second = agent.model.completer.calls("day_plan")
+    assert first.seed != second.seed
+    assert plan.outline[0].startswith("07:00") and "party" not in " ".join(plan.outline)
+
+
+def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
+    script = agent.model.completer.scripts["day_plan"]
+
+    def always_evening(request):
+        n = len(agent.model.completer.calls("day_plan"))
+        return {**script(request), "plan": [{"time": "17:00", "activity": f"resting {n}"}] * 5}
+
+    agent.model.completer.scripts["day_plan"] = always_evening
+    plan = planning.plan_day(agent, DAY)
+    assert len(agent.model.completer.calls("day_plan")) == Settings().plan.day_plan_attempts
+    assert plan.outline[0] == "17:00 resting 1"

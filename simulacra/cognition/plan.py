@@ -205,20 +205,26 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     midnight = datetime.combine(today, time(0, 0))
     options = wake_options(life.wake, agent.settings.plan.wake_offsets_minutes)
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
-    plan = agent.ask(
-        DAY_PLAN,
-        today=gametime.day(midnight),
-        yesterday=yesterday,
-        usual_wake=f"{life.wake:%H:%M}",
-        usual_sleep=f"{life.sleep:%H:%M}",
-        habits=life.notes,
-        wake_options=options,
-        resolutions=resolutions,
-        currently=agent.currently,
-    )
-    # "none" is how a small model fills a slot it has nothing for; an empty slot is no plan.
-    kept = [i for i in plan.plan if i.activity.strip().lower() not in ("", "none")]
-    items = [f"{i.time} {i.activity}" for i in sorted(kept or plan.plan, key=lambda i: i.time)]
+    settings = agent.settings.plan
+    answers = []
+    for attempt in range(settings.day_plan_attempts):
+        plan = agent.ask(
+            DAY_PLAN,
+            seed=agent.settings.llm.seed + attempt if attempt else None,
+            today=gametime.day(midnight),
+            yesterday=yesterday,
+            usual_wake=f"{life.wake:%H:%M}",
+            usual_sleep=f"{life.sleep:%H:%M}",
+            habits=life.notes,
+            wake_options=options,
+            resolutions=resolutions,
+            currently=agent.currently,
+        )
+        answers.append((plan, _outline(plan)))
+        if _usable(*answers[-1], settings.plan_start_hours):
+            break
+    # None usable: the first answer, as a model with one seed would have given.
+    plan, items = next((a for a in answers if _usable(*a, settings.plan_start_hours)), answers[0])
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
     if bedtime <= wake:  # a bedtime after midnight
@@ -252,6 +258,22 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         max(agent.now, midnight),
     )
     return day
+
+
+def _outline(plan: Answer) -> list[str]:
+    """The plan's items as "HH:MM activity" lines in time order."""
+    # "none" is how a small model fills a slot it has nothing for; an empty slot is no plan.
+    kept = [i for i in plan.plan if i.activity.strip().lower() not in ("", "none")]
+    return [f"{i.time} {i.activity}" for i in sorted(kept or plan.plan, key=lambda i: i.time)]
+
+
+def _usable(plan: Answer, items: list[str], start_hours: int) -> bool:
+    """A day plan the schedule can follow: it begins soon after waking, and it is a day, not
+    one thing repeated. Sampled once, the 1.5B began about one day in four at 17:00 (its
+    party's hour) or wrote the same two items three times each."""
+    wake = datetime.combine(date(2000, 1, 1), time.fromisoformat(plan.wake_up))
+    first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0][:5]))
+    return first - wake <= timedelta(hours=start_hours) and len(set(items)) >= 4
 
 
 def _blocks(
