@@ -34,13 +34,11 @@ def place_for(places: list[str], activity: str = "it", **_: object) -> type[Answ
 
 
 def event_for(thing: str | None = None, **_: object) -> type[Answer]:
-    fields: dict = {}
+    fields: dict = {"emoji": (one_of(NAMES), Field(description="emoji word"))}
     if thing:
         fields["object_state"] = (state_phrase(40, f"what the {thing[:30]} is doing"), ...)
     fields["verb"] = (text(24, "verb"), ...)
     fields["target"] = (text(40, "what or whom"), ...)
-    # The emoji word last: chosen first, "paint" for decorating made the tables "painted".
-    fields["emoji"] = (one_of(NAMES), Field(description="emoji word"))
     return create_model("Event", __base__=Answer, **fields)
 
 
