@@ -50,20 +50,20 @@ class PlaceChooser:
         if isinstance(room, Arena) and room.users is not None and name not in room.users:
             return False
         mine = self._homes.get(name, "")
-        sector = place.split(":")[0].strip()
+        sector = split_address(place)[0]
         for owner, home in self._homes.items():
             if owner == name or home == mine:
                 continue
             if place == home or place.startswith(home + ":"):
                 return False  # someone else's room (or their whole apartment)
         room = self._home_rooms.get(name, "")
-        parts = [part.strip() for part in place.split(":")]
+        parts = split_address(place)
         for depth, part in enumerate(parts[:2]):
             named = ": ".join(parts[: depth + 1])
             if _PERSONAL.match(part) and not (room == named or room.startswith(named + ":")):
                 return False  # a house or room named for people, and not this one's
-        residents_here = [h for h in self._homes.values() if h.split(":")[0].strip() == sector]
-        return not residents_here or mine.split(":")[0].strip() == sector
+        residents_here = [h for h in self._homes.values() if split_address(h)[0] == sector]
+        return not residents_here or split_address(mine)[0] == sector
 
     def candidates(
         self, r: Resident, activity: str, tile: Tile, within: str | None = None
@@ -83,14 +83,14 @@ class PlaceChooser:
             self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
         query = self.embedder.embed_one(activity)
         room = f"{here.sector}: {here.arena}" if here.arena else None
-        home = r.persona.home.split(":")[0]
-        work = (r.persona.workplace or "").split(":")[0]
+        home = split_address(r.persona.home)[0]
+        work = split_address(r.persona.workplace or "")[0]
 
         def score(place: str) -> float:
             s = float(self._vectors[place] @ query)
             if room and place.startswith(room):
                 s += self.settings.here_bonus
-            if place.split(":")[0] in (home, work):
+            if split_address(place)[0] in (home, work):
                 s += self.settings.home_or_work_bonus
             return s
 
@@ -104,7 +104,7 @@ class PlaceChooser:
                 chosen[-1:] = [best]
         notes = {}
         for place in chosen:
-            sector = place.split(":")[0]
+            sector = split_address(place)[0]
             if sector == home:
                 notes[place] = "home"
             elif sector == work:
@@ -122,7 +122,7 @@ _PERSONAL = re.compile(r"^[A-Z][\w.-]*(?: [A-Z]?[\w.-]+)*'s ")
 def _arena_or_sector(home: str) -> str:
     """A home's private part: the whole sector when it is named for its people ("Isabella
     Rodriguez's apartment", "Lin family's house"), else the room ("Dorm: Maria's room")."""
-    sector = home.split(":")[0].strip()
+    sector = split_address(home)[0]
     return sector if "'s " in sector else home.strip()
 
 
