@@ -170,7 +170,7 @@ def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
     plan = planning.plan_day(agent, DAY)
     first, second = agent.model.completer.calls("day_plan")
     assert first.seed != second.seed
-    assert plan.outline[0].startswith("07:00") and "party" not in " ".join(plan.outline)
+    assert plan.outline[1].startswith("07:00") and "party" not in " ".join(plan.outline)
 
 
 def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
@@ -183,4 +183,24 @@ def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
     agent.model.completer.scripts["day_plan"] = always_evening
     plan = planning.plan_day(agent, DAY)
     assert len(agent.model.completer.calls("day_plan")) == Settings().plan.day_plan_attempts
-    assert plan.outline[0] == "17:00 resting 1"
+    assert plan.outline[1] == "17:00 resting 1"
+
+
+def test_the_day_opens_with_the_morning_routine_at_the_wake_up():
+    """As the original's plan did; the model's own waking up before it goes, and what it
+    planned for the minute of waking waits an hour."""
+    items = ["06:30 waking up", "07:00 reading in the library", "12:00 writing at the cafe"]
+    assert planning.with_morning_routine(items, "07:00", "getting ready") == [
+        "07:00 getting ready",
+        "08:00 reading in the library",
+        "12:00 writing at the cafe",
+    ]
+    assert planning.with_morning_routine(["23:30 reading"], "23:30", "up")[1] == "23:30 reading"
+
+
+def test_the_first_waking_hour_is_the_morning_routine(agent):
+    plan = planning.plan_day(agent, DAY)
+    first = plan.blocks[1]
+    assert first.start.hour == 6 and plan.outline[0].startswith("06:00 waking up and getting")
+    (request,) = agent.model.completer.calls("hourly_schedule")
+    assert "06:00: waking up and getting ready for the day" in request.user

@@ -1,8 +1,9 @@
 """Planning (paper §4.3): top-down and recursive, decomposed just in time.
 
 A new day revises what the agent is up to from yesterday's memories; the day plan picks a
-wake-up time and 5-8 broad strokes; the hourly schedule fills every waking hour; a block is cut
-into 5-15 minute steps only as it begins (the current and next hour, never the whole day).
+wake-up time and 5-8 broad strokes after the morning routine; the hourly schedule fills every
+waking hour; a block is cut into 5-15 minute steps only as it begins (the current and next
+hour, never the whole day).
 """
 
 from __future__ import annotations
@@ -225,6 +226,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
             break
     # None usable: the first answer, as a model with one seed would have given.
     plan, items = next((a for a in answers if _usable(*a, settings.plan_start_hours)), answers[0])
+    items = with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
     if bedtime <= wake:  # a bedtime after midnight
@@ -265,6 +267,20 @@ def _outline(plan: Answer) -> list[str]:
     # "none" is how a small model fills a slot it has nothing for; an empty slot is no plan.
     kept = [i for i in plan.plan if i.activity.strip().lower() not in ("", "none")]
     return [f"{i.time} {i.activity}" for i in sorted(kept or plan.plan, key=lambda i: i.time)]
+
+
+def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]:
+    """The day opens with the morning routine at the wake-up, as the original's day plan did
+    ("1) wake up and complete the morning routine at 7:00 am"). Without it Klaus went from
+    bed to the library at the minute he woke, and Isabella's first hour was "waking up at
+    07:00", whose shower was placed at her bed. Items before the wake-up go (they are the
+    model's own waking up); one at the wake-up moves an hour on."""
+    start = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake))
+    later = f"{start + timedelta(hours=1):%H:%M}"
+    if later < wake:  # woken in the last hour of the day: nothing to move the item to
+        later = wake
+    kept = [f"{later} {i[6:]}" if i[:5] == wake else i for i in items if i[:5] >= wake]
+    return [f"{wake} {routine}", *sorted(kept, key=lambda i: i[:5])]
 
 
 def _usable(plan: Answer, items: list[str], start_hours: int) -> bool:
