@@ -204,3 +204,14 @@ def test_the_first_waking_hour_is_the_morning_routine(agent):
     assert first.start.hour == 6 and plan.outline[0].startswith("06:00 waking up and getting")
     (request,) = agent.model.completer.calls("hourly_schedule")
     assert "06:00: waking up and getting ready for the day" in request.user
+
+
+def test_the_morning_routine_lasts_its_hour_in_the_hourly_schedule():
+    """Not until the next item: Isabella's next was at 17:00, and she got ready for ten hours."""
+    hours = [f"{h:02d}:00" for h in range(7, 19)]
+    outline = ["07:00 waking up and getting ready for the day", "17:00 serving customers"]
+    variables = dict(planning.SCHEDULE.example, hours=hours, outline=outline, wake="07:00")
+    user = planning.SCHEDULE.render(**{**variables, "routine": True}).user
+    assert "- 07:00: waking up" in user and "- 08:00:" not in user and "- 17:00: serving" in user
+    assert "From 08:00 to 17:00 the plan is open" in user
+    assert "- 08:00: waking up" in planning.SCHEDULE.render(**variables).user  # not a routine

@@ -239,6 +239,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         bedtime=f"{bedtime:%H:%M}",
         hours=hours,
         outline=items,
+        routine=True,
         habits=life.notes,
     )
     activities = [getattr(schedule, f"h{hour[:2]}") for hour in hours]
