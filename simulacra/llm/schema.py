@@ -55,6 +55,12 @@ def activity_phrase(
 _LEADING = re.compile(r"^(?:[A-Z][\w'.-]*\s+){0,3}(?:is|are|was|will be)\s+", re.UNICODE)
 # A pronoun for a subject: "I turn off the stove", "she stops and waits", "I'm calling for help".
 _PRONOUN = re.compile(r"^(?:I|I'm|I am|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)(?:'s|'re| is| are)?\s+(?=[a-z])")
+# A subject with a modal before a bare verb: "Isabella will start decorating the cafe" (a run
+# turned it into "isabellaing will start…"), "she wants to read".
+_MODAL = re.compile(
+    r"^(?:(?:[A-Z][\w'.-]*\s+){1,3}|(?:[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+)"
+    r"(?:will|would|can|could|should|may|might|must|is going to|plans to|wants to)\s+(?=[a-z])"
+)
 # A subject of one to three capitalised words before a verb in the third person.
 _SUBJECT = re.compile(r"^(?:[A-Z](?![a-z]*ing\b)[\w'.-]*\s+){1,3}(?=[a-z]+s\b)")
 _VOWELS = "aeiou"
@@ -66,6 +72,7 @@ def as_activity(phrase: str) -> str:
     coffee"."""
     text = " ".join(phrase.split()).rstrip(".!")
     text = _LEADING.sub("", text)
+    text = _MODAL.sub("", text)
     text = _PRONOUN.sub("", text)
     text = _SUBJECT.sub("", text)  # "Isabella Rodriguez opens the cafe" -> "opens the cafe"
     if not text:
