@@ -157,7 +157,7 @@ def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
 
 
 def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
-    """The 1.5B began about one day in four at its party's hour; another sample fixes it."""
+    """The 1.5B began Isabella's day at her party's hour; another sample may not."""
     script = agent.model.completer.scripts["day_plan"]
 
     def evening_first(request):

@@ -204,14 +204,14 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     """Wake-up time, broad strokes and the hourly schedule: two calls, stored as a plan memory."""
     life = agent.persona.lifestyle
     midnight = datetime.combine(today, time(0, 0))
-    options = wake_options(life.wake, agent.settings.plan.wake_offsets_minutes)
-    resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
     settings = agent.settings.plan
+    options = wake_options(life.wake, settings.wake_offsets_minutes)
+    resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
     answers = []
     for attempt in range(settings.day_plan_attempts):
         plan = agent.ask(
             DAY_PLAN,
-            seed=agent.settings.llm.seed + attempt if attempt else None,
+            seed=(agent.settings.llm.seed + attempt) if attempt else None,
             today=gametime.day(midnight),
             yesterday=yesterday,
             usual_wake=f"{life.wake:%H:%M}",
@@ -286,8 +286,8 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]
 
 def _usable(plan: Answer, items: list[str], start_hours: int) -> bool:
     """A day plan the schedule can follow: it begins soon after waking, and it is a day, not
-    one thing repeated. Sampled once, the 1.5B began about one day in four at 17:00 (its
-    party's hour) or wrote the same two items three times each."""
+    one thing repeated. In the morning runs the 1.5B began Isabella's day at 17:00, her
+    party's hour, and wrote Klaus's two items three times each."""
     wake = datetime.combine(date(2000, 1, 1), time.fromisoformat(plan.wake_up))
     first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0][:5]))
     return first - wake <= timedelta(hours=start_hours) and len(set(items)) >= 4
