@@ -207,7 +207,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     settings = agent.settings.plan
     options = wake_options(life.wake, settings.wake_offsets_minutes)
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
-    answers = []
+    first = None
     for attempt in range(settings.day_plan_attempts):
         plan = agent.ask(
             DAY_PLAN,
@@ -221,11 +221,12 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
             resolutions=resolutions,
             currently=agent.currently,
         )
-        answers.append((plan, _outline(plan)))
-        if _usable(*answers[-1], settings.plan_start_hours):
+        items = _outline(plan)
+        first = first or (plan, items)
+        if _usable(plan.wake_up, items, settings.plan_start_hours):
             break
-    # None usable: the first answer, as a model with one seed would have given.
-    plan, items = next((a for a in answers if _usable(*a, settings.plan_start_hours)), answers[0])
+    else:  # none usable: the first answer, as a model with one seed would have given
+        plan, items = first
     items = with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
@@ -284,13 +285,13 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]
     return [f"{wake} {routine}", *sorted(kept, key=lambda i: i[:5])]
 
 
-def _usable(plan: Answer, items: list[str], start_hours: int) -> bool:
+def _usable(wake: str, items: list[str], start_hours: int) -> bool:
     """A day plan the schedule can follow: it begins soon after waking, and it is a day, not
     one thing repeated. In the morning runs the 1.5B began Isabella's day at 17:00, her
     party's hour, and wrote Klaus's two items three times each."""
-    wake = datetime.combine(date(2000, 1, 1), time.fromisoformat(plan.wake_up))
+    woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake))
     first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0][:5]))
-    return first - wake <= timedelta(hours=start_hours) and len(set(items)) >= 4
+    return first - woke <= timedelta(hours=start_hours) and len(set(items)) >= 4
 
 
 def _blocks(
