@@ -35,6 +35,26 @@ from simulacra.llm.schema import as_activity, as_state
         ("Isabella will start decorating the cafe", "starting decorating the cafe"),
         ("she wants to read a book", "reading a book"),
         ("reading what she will say", "reading what she will say"),
+        ("continuing decorating the cafe from 8:10 to 10:0", "continuing decorating the cafe"),
+        ("serving customers 8am-8pm", "serving customers"),
+        ("attends class (09:00 - 13:00)", "attending class"),
+        ("studying between 2 and 4 pm", "studying"),
+        ("reading chapters 3 to 5", "reading chapters 3 to 5"),
+        ("taking notes or making observations", "taking notes"),
+        ("putting on makeup, in about 10", "putting on makeup"),
+        ("stretching for 5 minutes", "stretching"),
+        (
+            "serving drinks and food to customers and friends, and",
+            "serving drinks and food to customers and friends",
+        ),
+        (
+            "preparing breakfast, such as eggs and coffee, in a",
+            "preparing breakfast, such as eggs and coffee",
+        ),
+        ("reading chapter 10", "reading chapter 10"),
+        ("logging in", "logging in"),
+        ("selecting a book or article to read", "selecting a book or article to read"),
+        ("deciding whether to stay or go", "deciding whether to stay or go"),
     ],
 )
 def test_activity_phrases_read_after_is(written, reads):

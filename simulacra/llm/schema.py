@@ -65,16 +65,42 @@ _MODAL = re.compile(
 _SUBJECT = re.compile(r"^(?:[A-Z](?![a-z]*ing\b)[\w'.-]*\s+){1,3}(?=[a-z]+s\b)")
 _VOWELS = "aeiou"
 _CLOCK = re.compile(r"\d\d:\d\d")
+# Two things to choose from, as a run's "taking notes or making observations": one is done.
+_CHOICE = re.compile(r",? or (?=[a-z]+ing\b)")
+# A timetable at the end: "continuing decorating the cafe from 8:10 to 10:0" (a morning run).
+# The schedule already says when; the phrase is shown as what they are doing now.
+_HOUR = r"\d{1,2}(?:[:.]\d{0,2})?\s*(?:[ap]\.?m\.?)?"
+_SPAN = re.compile(
+    rf"[\s,]*\(?(?:from|between)?\s*{_HOUR}\s*(?:to|until|till|and|-|–)\s*{_HOUR}\)?$"
+)
+# A duration at the end ("putting on makeup, in about 10"): a step has its own minutes.
+_DURATION = re.compile(
+    r"[\s,]*\b(?:in|for|within|about)\s+(?:about\s+)?\d+(?:\s*(?:-|to)\s*\d+)?"
+    r"(?:\s*(?:minutes?|mins?|hours?|hrs?))?$"
+)
+# A phrase cut at its bound: "serving drinks and food to customers and friends, and",
+# "preparing her breakfast, such as eggs, toast, and coffee, in a".
+_CUT = re.compile(
+    r"(?:[ ,]+(?:and|or|then|with|the|a|an|of|to|for|by|such as|like"
+    r"|(?:in|at|into|on) (?:a|an|the|her|his|their)))+[ ,]*$|[ ,]+$"
+)
 
 
 def as_activity(phrase: str) -> str:
     """ "Maria Lopez is drinking coffee", "Drinks coffee." or "drink coffee" -> "drinking
     coffee"."""
     text = " ".join(phrase.split()).rstrip(".!")
+    span = _SPAN.search(text)
+    if span and span.start() and re.search(r"\d[:.]|[ap]\.?m", span.group()):  # a clock
+        text = text[: span.start()]
+    text = _CUT.sub("", _DURATION.sub("", text)) or text
     text = _LEADING.sub("", text)
     text = _MODAL.sub("", text)
     text = _PRONOUN.sub("", text)
     text = _SUBJECT.sub("", text)  # "Isabella Rodriguez opens the cafe" -> "opens the cafe"
+    choice = _CHOICE.search(text)
+    if choice and text.split(" ", 1)[0].endswith("ing"):
+        text = text[: choice.start()]
     if not text:
         return phrase.strip() or "doing something"
     first, _, rest = text.partition(" ")
