@@ -201,17 +201,18 @@ def test_the_day_opens_with_the_morning_routine_at_the_wake_up():
 def test_the_first_waking_hour_is_the_morning_routine(agent):
     plan = planning.plan_day(agent, DAY)
     first = plan.blocks[1]
-    assert first.start.hour == 6 and plan.outline[0].startswith("06:00 waking up and getting")
+    routine = planning.PHRASES.text("morning_routine")
+    assert first.start.hour == 6 and plan.outline[0] == f"06:00 {routine}"
     (request,) = agent.model.completer.calls("hourly_schedule")
-    assert "06:00: waking up and getting ready for the day" in request.user
+    assert f"06:00: {routine}" in request.user
 
 
 def test_the_morning_routine_lasts_its_hour_in_the_hourly_schedule():
     """Not until the next item: Isabella's next was at 17:00, and she got ready for ten hours."""
     hours = [f"{h:02d}:00" for h in range(7, 19)]
-    outline = ["07:00 waking up and getting ready for the day", "17:00 serving customers"]
+    outline = ["07:00 washing and dressing", "17:00 serving customers"]
     variables = dict(planning.SCHEDULE.example, hours=hours, outline=outline, wake="07:00")
     user = planning.SCHEDULE.render(**{**variables, "routine": True}).user
-    assert "- 07:00: waking up" in user and "- 08:00:" not in user and "- 17:00: serving" in user
+    assert "- 07:00: washing" in user and "- 08:00:" not in user and "- 17:00: serving" in user
     assert "From 08:00 to 17:00 the plan is open" in user
-    assert "- 08:00: waking up" in planning.SCHEDULE.render(**variables).user  # not a routine
+    assert "- 08:00: washing" in planning.SCHEDULE.render(**variables).user  # not a routine
