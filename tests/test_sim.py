@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 from scripted_town import SCRIPTS, enum
 
+from simulacra.cognition.plan import is_sleeping
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel
 from simulacra.memory import Kind
 from simulacra.settings import Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
+from simulacra.sim.resident import Action
 from simulacra.sim.simulation import Simulation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -118,6 +120,22 @@ def test_a_block_is_placed_by_its_activity_and_its_steps_stay_in_that_building(
     assert sitting and all("sitting down, as a part of" in r.user for r in sitting)
     offered = {p.split(":")[0] for p in enum(coffee, "place")}
     assert offered == {"Oak Hill College"} if stay else "Hobbs Cafe" in offered
+    sim.close()
+
+
+def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, word_embedder):
+    """A chat happens where two met: in a run, Klaus talked with Maria in the dorm on his way
+    out and then read "in the library" on the dorm's sofa all morning."""
+    sim, _ = make_sim(tmp_path, word_embedder, hours=0.1)
+    sim.run()
+    klaus = sim.resident("Klaus Mueller")
+    block = next(b for b in klaus.plan.blocks if not is_sleeping(b.activity))
+    now = block.start + timedelta(minutes=10)
+    hall = "Dorm for Oak Hill College: common room"
+    klaus.action = Action("talking", now, now, hall, "💬", partner="Maria Lopez")
+    assert sim.town._placing(klaus, now) == (None, block.activity)
+    klaus.action = Action("reading", now, now, hall, "📖")  # a step of the block: stay there
+    assert sim.town._placing(klaus, now) == ("Dorm for Oak Hill College", None)
     sim.close()
 
 

@@ -330,12 +330,14 @@ class Town:
         A block's first step is placed as a part of the block's activity: "in a seat",
         placed alone, put Maria's physics class on the dorm's sofa. Its later steps stay in
         the building where the last one happened: Maria's morning routine had her read the
-        news in the college library and listen to music at the cafe, five minutes apart."""
+        news in the college library and listen to music at the cafe, five minutes apart. A
+        conversation is not a step: it happens where two met, and after one in the dorm's
+        hall Klaus read "in the library" on the dorm's sofa all morning."""
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
         if block is None:
             return None, None
-        if last is None or last.start < block.start or last.asleep:
+        if last is None or last.start < block.start or last.asleep or last.partner:
             return None, block.activity
         if not self.settings.plan.stay_in_building:
             return None, None
