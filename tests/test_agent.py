@@ -232,6 +232,17 @@ def test_a_conversation_ends_when_a_line_echoes_one_said_before(build, tmp_path)
     assert len(backend.calls("respond")) == 1
 
 
+def test_the_one_spoken_to_answers_an_opening_that_would_end_the_talk(build, tmp_path):
+    from simulacra.cognition.dialogue import converse
+
+    opening = {"says": "How about a Valentine's Day date. We can go together.", "end": True}
+    maria, _ = build({"respond": [opening]})
+    answer = {"heard": "a date", "says": "I would love that, Maria.", "end": True}
+    klaus, backend = build({"respond": [answer]}, directory=tmp_path / "klaus")
+    lines = converse(maria, klaus, now=T0, setting="in the dorm", max_utterances=8)
+    assert [line.text for line in lines] == [opening["says"], answer["says"]]
+
+
 def test_a_line_cut_by_its_bound_keeps_its_whole_sentences():
     from simulacra.cognition.dialogue import ReplyAnswer
 

@@ -125,7 +125,9 @@ def converse(
         if _said_before(answer.says, lines):
             break  # a model echoing a line has nothing more to say: the talk is over
         lines.append(Line(speaker.name, answer.says))
-        if answer.end:
+        # An opening never ends a talk: in a morning run Maria asked Klaus out in her first
+        # line, marked it the end, and he never answered.
+        if answer.end and len(lines) > 1:
             break
         speaker, listener = listener, speaker
     return lines
