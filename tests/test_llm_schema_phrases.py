@@ -53,6 +53,18 @@ from simulacra.llm.schema import as_activity, as_state
         ),
         ("reading chapter 10", "reading chapter 10"),
         ("logging in", "logging in"),
+        (
+            "to stream video games online with a partner, as well as",
+            "streaming video games online with a partner",
+        ),
+        ("a cup of tea", "having a cup of tea"),
+        ("a bowl of cereal", "having a bowl of cereal"),
+        ("a short walk", "a short walk"),
+        ("water the plants", "watering the plants"),
+        (
+            "reading a book, listening to audiobooks, or is",
+            "reading a book, listening to audiobooks",
+        ),
         ("selecting a book or article to read", "selecting a book or article to read"),
         ("deciding whether to stay or go", "deciding whether to stay or go"),
     ],

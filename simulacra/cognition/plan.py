@@ -87,9 +87,9 @@ def schedule_for(hours: list[str], **_: object) -> type[Answer]:
 class Step(Answer):
     # No quoted example here: shown "<what they are doing, e.g. "brewing coffee", at most 60
     # characters>" after the involves field, the 1.5B read the quotes as the string's end and
-    # wrote "taking notes, at most 60 characters>". At most 60, Isabella's steps were cut
-    # mid-phrase ("putting on makeup, in about 10"); 80 holds the phrases the 1.5B writes.
-    activity: activity_phrase(80, "what they do in this step")
+    # wrote "taking notes, at most 60 characters>". Allowed 80, the 1.5B wrote 80 and
+    # rambled ("solving problems, calculates equations, and discusses theories with…").
+    activity: activity_phrase(60, "what they do in this step")
     minutes: one_of(STEP_MINUTES)
 
 

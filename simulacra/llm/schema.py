@@ -81,7 +81,7 @@ _DURATION = re.compile(
 # A phrase cut at its bound: "serving drinks and food to customers and friends, and",
 # "preparing her breakfast, such as eggs, toast, and coffee, in a".
 _CUT = re.compile(
-    r"(?:[ ,]+(?:and|or|then|with|the|a|an|of|to|for|by|such as|like"
+    r"(?:[ ,]+(?:and|or|is|then|with|the|a|an|of|to|for|by|such as|as well as|like"
     r"|(?:in|at|into|on) (?:a|an|the|her|his|their)))+[ ,]*$|[ ,]+$"
 )
 
@@ -103,8 +103,11 @@ def as_activity(phrase: str) -> str:
         text = text[: choice.start()]
     if not text:
         return phrase.strip() or "doing something"
+    text = text.removeprefix("to ")  # "to stream games": a run showed "toing stream games"
     first, _, rest = text.partition(" ")
     word = first.lower()
+    if word in ("a", "an", "some") and _FOOD & set(re.findall(r"[a-z]+", rest.lower())):
+        return f"having {text}"  # "a cup of tea": a run showed "Maria Lopez is a cup of tea"
     if first[:1].isupper() and not _verb_like(first, rest):
         return text  # a name or a place first: not a verb to put in -ing form
     if word in _MEALS or word.removesuffix("s") in _MEALS:
@@ -150,6 +153,8 @@ _NOT_VERBS = {
 # Nouns a phrase may start with ("physics class", "homework"), by endings no verb has.
 _NOUN_ENDINGS = ("ics", "tion", "ness", "ity", "ogy", "class", "homework", "housework", "yoga")
 _MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack", "meal"}
+# After "a cup of", not first: "water the plants" is a verb.
+_FOOD = _MEALS | {"water", "juice", "milk", "cereal", "toast", "sandwich", "salad", "soup"}
 _IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
 
 
