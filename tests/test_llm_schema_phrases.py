@@ -61,6 +61,8 @@ from simulacra.llm.schema import as_activity, as_state
         ("a bowl of cereal", "having a bowl of cereal"),
         ("a short walk", "a short walk"),
         ("water the plants", "watering the plants"),
+        ("finding out what the answer is", "finding out what the answer is"),
+        ("doing whatever she would like", "doing whatever she would like"),
         (
             "reading a book, listening to audiobooks, or is",
             "reading a book, listening to audiobooks",

@@ -81,7 +81,7 @@ _DURATION = re.compile(
 # A phrase cut at its bound: "serving drinks and food to customers and friends, and",
 # "preparing her breakfast, such as eggs, toast, and coffee, in a".
 _CUT = re.compile(
-    r"(?:[ ,]+(?:and|or|is|then|with|the|a|an|of|to|for|by|such as|as well as|like"
+    r"(?:[ ,]+(?:and|or|(?:and|or) is|then|with|the|a|an|of|to|for|by|such as|as well as"
     r"|(?:in|at|into|on) (?:a|an|the|her|his|their)))+[ ,]*$|[ ,]+$"
 )
 

@@ -331,8 +331,8 @@ class Town:
         placed alone, put Maria's physics class on the dorm's sofa. Its later steps stay in
         the building where the last one happened: Maria's morning routine had her read the
         news in the college library and listen to music at the cafe, five minutes apart. A
-        conversation is not a step: it happens where two met, and after one in the dorm's
-        hall Klaus read "in the library" on the dorm's sofa all morning."""
+        conversation is not a step: it happens where two met, and after one in the dorm on
+        his way out, Klaus read "in the library" on the dorm's sofa all morning."""
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
         if block is None:
