@@ -136,6 +136,13 @@ class ConversationSettings(_Section):
         120, ge=0, description="game minutes before the same pair talks again (Reverie: ~800 steps)"
     )
     memories_about_partner: int = Field(8, ge=1)
+    line_attempts: int = Field(
+        3,
+        ge=1,
+        le=5,
+        description="times a line is asked for (with other seeds) while it echoes one said "
+        "before; a line that still echoes ends the conversation",
+    )
     seconds_per_line: int = Field(
         20, ge=1, description="game seconds one line of a conversation takes to say"
     )

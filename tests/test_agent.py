@@ -229,7 +229,27 @@ def test_a_conversation_ends_when_a_line_echoes_one_said_before(build, tmp_path)
     maria, backend = build({"respond": [echo]}, directory=tmp_path / "maria")
     lines = converse(isabella, maria, now=T0, setting="at Hobbs Cafe", max_utterances=8)
     assert [line.text for line in lines] == [opening["says"]]  # the echo is not said
-    assert len(backend.calls("respond")) == 1
+    attempts = Settings().conversation.line_attempts
+    assert [call.seed for call in backend.calls("respond")][1:] == [
+        Settings().llm.seed + attempt for attempt in range(1, attempts)
+    ]  # asked again with other seeds before the talk ends
+
+
+def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path):
+    from simulacra.cognition.dialogue import converse
+
+    opening = {"says": "How about a Valentine's Day date? We can go together.", "end": False}
+    bye = {"heard": "a yes", "says": "Great, see you then!", "end": True}
+    maria, _ = build({"respond": [opening, bye]})
+    echo = {"heard": "a date", "says": "How about a Valentine's Day date? We can go together!"}
+    answer = {"heard": "a date", "says": "I would love that, Maria. Where shall we go?"}
+    klaus, backend = build(
+        {"respond": [{**echo, "end": False}, {**answer, "end": False}]},
+        directory=tmp_path / "klaus",
+    )
+    lines = converse(maria, klaus, now=T0, setting="in the dorm", max_utterances=8)
+    assert [line.text for line in lines] == [opening["says"], answer["says"], bye["says"]]
+    assert len(backend.calls("respond")) == 2
 
 
 def test_the_one_spoken_to_answers_an_opening_that_would_end_the_talk(build, tmp_path):

@@ -68,6 +68,8 @@ from simulacra.llm.schema import as_activity, as_state
             "reading a book, listening to audiobooks",
         ),
         ("selecting a book or article to read", "selecting a book or article to read"),
+        ("streaming games from 21:00 to midnight", "streaming games"),
+        ("reading from noon to 2 pm", "reading"),
         ("deciding whether to stay or go", "deciding whether to stay or go"),
     ],
 )
@@ -86,7 +88,19 @@ def test_activity_phrases_read_after_is(written, reads):
         ("filled with notes and", "filled with notes"),
         ("turned on and the", "turned on"),
         ("being cleaned,", "being cleaned"),
+        ("decorated with red, h", "decorated with red"),
+        ("in use by a", "in use"),
     ],
 )
 def test_object_states_read_after_the_thing_is(written, reads):
     assert as_state(written) == reads
+
+
+def test_a_list_that_ran_into_its_bound_loses_its_cut_item():
+    cut = "setting up tables and chairs, preparing food, and ensuring"
+    assert as_activity(cut, bound=60) == "setting up tables and chairs, preparing food"
+    assert as_activity(cut, bound=100) == cut  # far from its bound: the model ended it
+    assert as_activity("serving drinks and food to customers", bound=40) == (
+        "serving drinks and food to customers"
+    )  # no list to cut an item from
+    assert as_state("decorated with red and pink, white", bound=36) == "decorated with red and pink"

@@ -21,6 +21,7 @@ from simulacra.llm.templates import template_beside
 
 ACT = template_beside(__file__, "act")
 EVENT = template_beside(__file__, "event")
+STATE_CHARS = 40  # an object state is a few words
 
 
 def place_for(places: list[str], activity: str = "it", **_: object) -> type[Answer]:
@@ -36,7 +37,7 @@ def place_for(places: list[str], activity: str = "it", **_: object) -> type[Answ
 def event_for(thing: str | None = None, **_: object) -> type[Answer]:
     fields: dict = {"emoji": (one_of(NAMES), Field(description="emoji word"))}
     if thing:
-        fields["object_state"] = (state_phrase(40, f"what the {thing[:30]} is doing"), ...)
+        fields["object_state"] = (state_phrase(STATE_CHARS, f"what the {thing[:30]} is doing"), ...)
     fields["verb"] = (text(24, "verb"), ...)
     fields["target"] = (text(40, "what or whom"), ...)
     return create_model("Event", __base__=Answer, **fields)
@@ -87,5 +88,5 @@ def place_action(
         thing=thing,
         emoji=NAMES,
     )
-    state = as_state(event.object_state) if thing else ""
+    state = as_state(event.object_state, bound=STATE_CHARS) if thing else ""
     return Placed(where.place, emoji(event.emoji), event.verb, event.target, state)

@@ -99,14 +99,21 @@ def next_line(
     # Not earlier transcripts: small models recite an old line word for word. What a talk
     # meant is in the notes made after it.
     (memories,) = agent.retrieve([query], now, k, kinds=_NOT_TRANSCRIPTS)
-    return agent.ask(
-        RESPOND,
-        partner=partner,
-        setting=setting,
-        now=gametime.describe(now),
-        memories=[m.record.description for m in memories],
-        history=list(lines),
-    )
+    # An echo is one unlucky sample, not the end of what there is to say: in a morning run
+    # Klaus answered Maria's invitation with her own words, and another seed answers it.
+    for attempt in range(agent.settings.conversation.line_attempts):
+        answer = agent.ask(
+            RESPOND,
+            seed=(agent.settings.llm.seed + attempt) if attempt else None,
+            partner=partner,
+            setting=setting,
+            now=gametime.describe(now),
+            memories=[m.record.description for m in memories],
+            history=list(lines),
+        )
+        if not _said_before(answer.says, lines):
+            break
+    return answer
 
 
 def converse(
@@ -123,7 +130,7 @@ def converse(
     while len(lines) < max_utterances:
         answer = next_line(speaker, listener.name, lines, now=now, setting=setting)
         if _said_before(answer.says, lines):
-            break  # a model echoing a line has nothing more to say: the talk is over
+            break  # a model echoing a line with every seed has nothing more to say
         lines.append(Line(speaker.name, answer.says))
         # An opening never ends a talk: in a morning run Maria asked Klaus out in her first
         # line, marked it the end, and he never answered.

@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Sequence
 from enum import Enum
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
@@ -48,7 +48,7 @@ def activity_phrase(
     return Annotated[
         str,
         Field(min_length=3, max_length=max_length, description=description),
-        AfterValidator(as_activity),
+        AfterValidator(partial(as_activity, bound=max_length)),
     ]
 
 
@@ -69,7 +69,7 @@ _CLOCK = re.compile(r"\d\d:\d\d")
 _CHOICE = re.compile(r",? or (?=[a-z]+ing\b)")
 # A timetable at the end: "continuing decorating the cafe from 8:10 to 10:0" (a morning run).
 # The schedule already says when; the phrase is shown as what they are doing now.
-_HOUR = r"\d{1,2}(?:[:.]\d{0,2})?\s*(?:[ap]\.?m\.?)?"
+_HOUR = r"(?:\d{1,2}(?:[:.]\d{0,2})?\s*(?:[ap]\.?m\.?)?|midnight|noon)"
 _SPAN = re.compile(
     rf"[\s,]*\(?(?:from|between)?\s*{_HOUR}\s*(?:to|until|till|and|-|–)\s*{_HOUR}\)?$"
 )
@@ -86,10 +86,23 @@ _CUT = re.compile(
 )
 
 
-def as_activity(phrase: str) -> str:
+# How near its bound a phrase ends when the bound, not the model, ended it: the grammar
+# closes the string when the next word does not fit.
+_NEAR_BOUND = 6
+
+
+def _finished(text: str, bound: int | None) -> str:
+    """A list that ran into its bound loses its last item, which was cut short: "setting up
+    tables and chairs, preparing food, and ensuring", "decorated with red, h" (a morning run)."""
+    if bound is None or len(text) < bound - _NEAR_BOUND or ", " not in text:
+        return text
+    return text.rsplit(", ", 1)[0]
+
+
+def as_activity(phrase: str, bound: int | None = None) -> str:
     """ "Maria Lopez is drinking coffee", "Drinks coffee." or "drink coffee" -> "drinking
-    coffee"."""
-    text = " ".join(phrase.split()).rstrip(".!")
+    coffee". ``bound``: the field's length limit, so a phrase cut there is tidied."""
+    text = _finished(" ".join(phrase.split()).rstrip(".!"), bound)
     span = _SPAN.search(text)
     if span and span.start() and re.search(r"\d[:.]|[ap]\.?m", span.group()):  # a clock
         text = text[: span.start()]
@@ -129,12 +142,13 @@ _RESTATED = re.compile(r"^(?:(?:the|a|an) )?(?:[a-z'-]+ ){0,3}?(?:is|are) (?=[a-
 
 
 # A phrase the grammar's length bound cut mid-way: "filled with notes and", "turned on and the".
-_DANGLING = re.compile(r"(?:[ ,]+(?:and|or|with|the|a|an|of|to|for|by))+[ ,]*$|[ ,]+$")
+# Or a word cut to its first letter: "decorated with red, h" (a morning run).
+_DANGLING = re.compile(r"(?:[ ,]+(?:and|or|with|the|a|an|of|to|for|by|[b-z]))+[ ,]*$|[ ,]+$")
 
 
-def as_state(phrase: str) -> str:
+def as_state(phrase: str, bound: int | None = None) -> str:
     """ "the oven is heating" -> "heating": the state alone, to follow "the <thing> is"."""
-    text = " ".join(phrase.split())
+    text = _finished(" ".join(phrase.split()), bound)
     text = _RESTATED.sub("", text) or text
     return _DANGLING.sub("", text) or text
 
