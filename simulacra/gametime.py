@@ -19,7 +19,10 @@ def day(t: date) -> str:
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-_DATED = re.compile(rf"\b({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b")
+# An old mark is matched with its date and written anew: a summary the model wrote from a
+# marked prompt carries yesterday's "(tomorrow)".
+_MARK = r"(?:\s*\((?:today|tomorrow|yesterday|in \d+ days|\d+ days ago)\))?"
+_DATED = re.compile(rf"\b(({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b){_MARK}")
 
 
 def mark_dates(text: str, today: str) -> str:
@@ -35,13 +38,13 @@ def mark_dates(text: str, today: str) -> str:
 
     def mark(m: re.Match) -> str:
         try:
-            then = datetime.strptime(f"{m[1]} {m[2]} {now.year}", "%B %d %Y").date()
+            then = datetime.strptime(f"{m[2]} {m[3]} {now.year}", "%B %d %Y").date()
         except ValueError:
             return m[0]  # "February 30th": not a date to compare
         days = (then - now).days
         when = {0: "today", 1: "tomorrow", -1: "yesterday"}.get(days)
         when = when or (f"in {days} days" if days > 0 else f"{-days} days ago")
-        return f"{m[0]} ({when})"
+        return f"{m[1]} ({when})"
 
     return _DATED.sub(mark, text)
 

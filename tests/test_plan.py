@@ -133,6 +133,8 @@ def test_dates_are_marked_only_where_they_are_dates():
     )
     assert mark("February 30th, May Lee", today) == "February 30th, May Lee"
     assert mark("on February 14th", "13/02/2023") == "on February 14th"
+    # A mark the model copied from yesterday's prompt is written anew, not stacked.
+    assert mark("February 14th (tomorrow)", "Tuesday February 14, 2023") == "February 14th (today)"
 
 
 def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
