@@ -56,11 +56,19 @@ def main() -> None:
     parser.add_argument(
         "--as-is", action="store_true", help="summarise the kept run as it stands, without running"
     )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="the model's seed (default: settings); one meeting in a morning "
+        "turns on a few sampled decisions, so other seeds show the spread",
+    )
     args = parser.parse_args()
 
     settings = Settings()
     settings.llm.cache = False  # measure the model, not the replay cache
     settings.llm.model = args.model
+    if args.seed is not None:
+        settings.llm.seed = args.seed
     model_file = resolve_model(args.model, cache_dir=settings.llm.cache_dir).path
     with tempfile.TemporaryDirectory() as tmp:
         run = args.keep or Path(tmp) / "run"
@@ -72,13 +80,13 @@ def main() -> None:
             sim.run()
         seconds = sim.engine.wall()  # stepping only, over every session of the run
         sim.close()
-        report = summarise(run, args.world, model_file.name, seconds)
+        report = summarise(run, args.world, model_file.name, seconds, sim.settings.llm.seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report, encoding="utf-8")
     print(report)
 
 
-def summarise(run: Path, world_dir: Path, model_name: str, seconds: float) -> str:
+def summarise(run: Path, world_dir: Path, model_name: str, seconds: float, seed: int) -> str:
     world = load_world(world_dir)
     stats = run_stats(run)
     events = list(read_events(run / EVENTS_FILE))
@@ -92,7 +100,8 @@ def summarise(run: Path, world_dir: Path, model_name: str, seconds: float) -> st
         f"# A morning in {world.name}",
         "",
         f"Model `{model_name}`, {stats.game_hours:.1f} game hours from {start:%a %d %b %H:%M},"
-        f" {stats.steps} steps, no replay cache. Written by `scripts/bench_morning.py`.",
+        f" {stats.steps} steps, seed {seed}, no replay cache."
+        " Written by `scripts/bench_morning.py`.",
         "",
         "## Where everyone was",
         "",

@@ -32,6 +32,7 @@ from simulacra.llm.schema import as_activity, as_state
         ("homework for Monday", "doing homework for Monday"),
         ("work at the cafe", "working at the cafe"),
         ("class", "doing class"),
+        ("discussion on quantum mechanics", "doing discussion on quantum mechanics"),
         ("Isabella will start decorating the cafe", "starting decorating the cafe"),
         ("she wants to read a book", "reading a book"),
         ("reading what she will say", "reading what she will say"),

@@ -50,8 +50,9 @@ def day_plan_for(
         "PlanItem",
         __base__=Answer,
         # The activity before its time: asked for a time first, small models take the next
-        # half hour after the last one and then find something, or "none", to fill it.
-        activity=(activity_phrase(70, 'activity, e.g. "serving customers at the cafe"'), ...),
+        # half hour after the last one and then find something, or "none", to fill it. No
+        # example: "serving customers at the cafe" became a student's afternoon in a run.
+        activity=(activity_phrase(70, "activity"), ...),
         time=(one_of(plan_times(wake_options[0], usual_sleep)), Field(description="HH:MM")),
     )
     return create_model(

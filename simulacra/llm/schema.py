@@ -165,7 +165,10 @@ _NOT_VERBS = {
     *("no", "not", "nothing", "none", "free", "still", "the", "a", "an", "her", "his", "their"),
 }
 # Nouns a phrase may start with ("physics class", "homework"), by endings no verb has.
-_NOUN_ENDINGS = ("ics", "tion", "ness", "ity", "ogy", "class", "homework", "housework", "yoga")
+_NOUN_ENDINGS = (
+    *("ics", "tion", "sion", "ness", "ity", "ogy"),
+    *("class", "homework", "housework", "yoga"),
+)
 _MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack", "meal"}
 # After "a cup of", not first: "water the plants" is a verb.
 _FOOD = _MEALS | {"water", "juice", "milk", "cereal", "toast", "sandwich", "salad", "soup"}
