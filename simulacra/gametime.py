@@ -19,8 +19,8 @@ def day(t: date) -> str:
 
 
 _MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
-# An old mark is matched with its date and written anew: a summary the model wrote from a
-# marked prompt carries yesterday's "(tomorrow)".
+# An old mark is matched with its date and written anew: a day plan written from a marked
+# prompt can copy "(tomorrow)", and what the new day makes of that plan comes back marked.
 _MARK = r"(?:\s*\((?:today|tomorrow|yesterday|in \d+ days|\d+ days ago)\))?"
 _DATED = re.compile(rf"\b(({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b){_MARK}")
 

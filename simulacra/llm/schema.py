@@ -93,7 +93,7 @@ _NEAR_BOUND = 6
 
 def _finished(text: str, bound: int | None) -> str:
     """A list that ran into its bound loses its last item, which was cut short: "setting up
-    tables and chairs, preparing food, and ensuring", "decorated with red, h" (a morning run)."""
+    tables and chairs, preparing food, and ensuring" (a morning run, bound 60)."""
     if bound is None or len(text) < bound - _NEAR_BOUND or ", " not in text:
         return text
     return text.rsplit(", ", 1)[0]
