@@ -16,12 +16,11 @@ from pydantic import Field, create_model
 
 from simulacra.cognition.emoji import NAMES, emoji
 from simulacra.interfaces import Mind
-from simulacra.llm.schema import Answer, as_state, one_of, state_phrase, text
+from simulacra.llm.schema import Answer, one_of, state_phrase, text
 from simulacra.llm.templates import template_beside
 
 ACT = template_beside(__file__, "act")
 EVENT = template_beside(__file__, "event")
-STATE_CHARS = 40  # an object state is a few words
 
 
 def place_for(places: list[str], activity: str = "it", **_: object) -> type[Answer]:
@@ -37,7 +36,7 @@ def place_for(places: list[str], activity: str = "it", **_: object) -> type[Answ
 def event_for(thing: str | None = None, **_: object) -> type[Answer]:
     fields: dict = {"emoji": (one_of(NAMES), Field(description="emoji word"))}
     if thing:
-        fields["object_state"] = (state_phrase(STATE_CHARS, f"what the {thing[:30]} is doing"), ...)
+        fields["object_state"] = (state_phrase(40, f"what the {thing[:30]} is doing"), ...)
     fields["verb"] = (text(24, "verb"), ...)
     fields["target"] = (text(40, "what or whom"), ...)
     return create_model("Event", __base__=Answer, **fields)
@@ -88,5 +87,5 @@ def place_action(
         thing=thing,
         emoji=NAMES,
     )
-    state = as_state(event.object_state, bound=STATE_CHARS) if thing else ""
+    state = event.object_state if thing else ""
     return Placed(where.place, emoji(event.emoji), event.verb, event.target, state)

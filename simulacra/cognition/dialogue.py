@@ -15,6 +15,7 @@ from typing import Annotated
 from pydantic import AfterValidator, ValidationInfo, field_validator
 
 from simulacra import gametime
+from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, text
@@ -101,19 +102,17 @@ def next_line(
     (memories,) = agent.retrieve([query], now, k, kinds=_NOT_TRANSCRIPTS)
     # An echo is one unlucky sample, not the end of what there is to say: in a morning run
     # Klaus answered Maria's invitation with her own words, and another seed answers it.
-    for attempt in range(agent.settings.conversation.line_attempts):
-        answer = agent.ask(
-            RESPOND,
-            seed=(agent.settings.llm.seed + attempt) if attempt else None,
-            partner=partner,
-            setting=setting,
-            now=gametime.describe(now),
-            memories=[m.record.description for m in memories],
-            history=list(lines),
-        )
-        if not _said_before(answer.says, lines):
-            break
-    return answer
+    return ask_until(
+        agent,
+        RESPOND,
+        lambda answer: not _said_before(answer.says, lines),
+        agent.settings.conversation.line_attempts,
+        partner=partner,
+        setting=setting,
+        now=gametime.describe(now),
+        memories=[m.record.description for m in memories],
+        history=list(lines),
+    )
 
 
 def converse(

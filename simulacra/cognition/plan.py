@@ -14,6 +14,7 @@ from datetime import date, datetime, time, timedelta
 from pydantic import Field, create_model
 
 from simulacra import gametime
+from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, activity_phrase, one_of, text
@@ -209,26 +210,21 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     settings = agent.settings.plan
     options = wake_options(life.wake, settings.wake_offsets_minutes)
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
-    first = None
-    for attempt in range(settings.day_plan_attempts):
-        plan = agent.ask(
-            DAY_PLAN,
-            seed=(agent.settings.llm.seed + attempt) if attempt else None,
-            today=gametime.day(midnight),
-            yesterday=yesterday,
-            usual_wake=f"{life.wake:%H:%M}",
-            usual_sleep=f"{life.sleep:%H:%M}",
-            habits=life.notes,
-            wake_options=options,
-            resolutions=resolutions,
-            currently=agent.currently,
-        )
-        items = _outline(plan)
-        first = first or (plan, items)
-        if _usable(plan.wake_up, items, settings.plan_start_hours):
-            break
-    else:  # none usable: the first answer, as a model with one seed would have given
-        plan, items = first
+    plan = ask_until(
+        agent,
+        DAY_PLAN,
+        lambda answer: _usable(answer, settings.plan_start_hours),
+        settings.day_plan_attempts,
+        today=gametime.day(midnight),
+        yesterday=yesterday,
+        usual_wake=f"{life.wake:%H:%M}",
+        usual_sleep=f"{life.sleep:%H:%M}",
+        habits=life.notes,
+        wake_options=options,
+        resolutions=resolutions,
+        currently=agent.currently,
+    )
+    items = _outline(plan)
     items = with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
@@ -287,11 +283,12 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]
     return [f"{wake} {routine}", *sorted(kept, key=lambda i: i[:5])]
 
 
-def _usable(wake: str, items: list[str], start_hours: int) -> bool:
+def _usable(plan: Answer, start_hours: int) -> bool:
     """A day plan the schedule can follow: it begins soon after waking, and it is a day, not
     one thing repeated. In the morning runs the 1.5B began Isabella's day at 17:00, her
     party's hour, and wrote Klaus's two items three times each."""
-    woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake))
+    items = _outline(plan)
+    woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(plan.wake_up))
     first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0][:5]))
     return first - woke <= timedelta(hours=start_hours) and len(set(items)) >= 4
 

@@ -79,10 +79,11 @@ _DURATION = re.compile(
     r"(?:\s*(?:minutes?|mins?|hours?|hrs?))?$"
 )
 # A phrase cut at its bound: "serving drinks and food to customers and friends, and",
-# "preparing her breakfast, such as eggs, toast, and coffee, in a".
+# "preparing her breakfast, such as eggs, toast, and coffee, in a", a state "filled with
+# notes and", or a word cut to its first letter: "decorated with red, h" (a morning run).
 _CUT = re.compile(
     r"(?:[ ,]+(?:and|or|(?:and|or) is|then|with|the|a|an|of|to|for|by|such as|as well as"
-    r"|(?:in|at|into|on) (?:a|an|the|her|his|their)))+[ ,]*$|[ ,]+$"
+    r"|(?:in|at|into|on) (?:a|an|the|her|his|their)|[b-z]))+[ ,]*$|[ ,]+$"
 )
 
 
@@ -141,16 +142,11 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
 _RESTATED = re.compile(r"^(?:(?:the|a|an) )?(?:[a-z'-]+ ){0,3}?(?:is|are) (?=[a-z])")
 
 
-# A phrase the grammar's length bound cut mid-way: "filled with notes and", "turned on and the".
-# Or a word cut to its first letter: "decorated with red, h" (a morning run).
-_DANGLING = re.compile(r"(?:[ ,]+(?:and|or|with|the|a|an|of|to|for|by|[b-z]))+[ ,]*$|[ ,]+$")
-
-
 def as_state(phrase: str, bound: int | None = None) -> str:
     """ "the oven is heating" -> "heating": the state alone, to follow "the <thing> is"."""
     text = _finished(" ".join(phrase.split()), bound)
     text = _RESTATED.sub("", text) or text
-    return _DANGLING.sub("", text) or text
+    return _CUT.sub("", text) or text
 
 
 def _verb_like(first: str, rest: str) -> bool:
@@ -207,6 +203,7 @@ def _one_syllable_cvc(verb: str) -> bool:
 
 
 def state_phrase(max_length: int, description: str = "a few lowercase words"):
+    """An object's state that reads after "the <thing> is"; :func:`as_state` tidies it."""
     return Annotated[
         str,
         Field(
@@ -215,6 +212,7 @@ def state_phrase(max_length: int, description: str = "a few lowercase words"):
             pattern=STATE_PATTERN % (max_length - 1),
             description=description,
         ),
+        AfterValidator(partial(as_state, bound=max_length)),
     ]
 
 

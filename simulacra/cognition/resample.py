@@ -1,0 +1,29 @@
+"""Asking again with other seeds: one unusable sample is bad luck, not the model's last word."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from simulacra.interfaces import Mind
+from simulacra.llm.templates import PromptTemplate
+
+
+def ask_until(
+    agent: Mind,
+    template: PromptTemplate,
+    usable: Callable[[Any], bool],
+    attempts: int,
+    **variables: Any,
+) -> Any:
+    """The first usable answer, asked up to ``attempts`` times, each retry with the next seed
+    after the settings' one. If none is usable, the first answer: what a model with one seed
+    would have given."""
+    first = None
+    for attempt in range(attempts):
+        seed = agent.settings.llm.seed + attempt if attempt else None
+        answer = agent.ask(template, seed=seed, **variables)
+        if usable(answer):
+            return answer
+        first = answer if first is None else first
+    return first
