@@ -272,6 +272,18 @@ def test_a_line_cut_by_its_bound_keeps_its_whole_sentences():
     assert ReplyAnswer(heard="hi", says="Sure, at 5 pm", end=False).says == "Sure, at 5 pm"
 
 
+def test_a_line_stops_where_the_model_goes_on_as_the_other_speaker():
+    from simulacra.cognition.dialogue import ReplyAnswer
+
+    # Seed 7's morning run: Maria's answer carried Klaus's next line.
+    said = "I don't know about that. Klaus Mueller: I'm writing a research paper on it."
+    assert ReplyAnswer(heard="a question", says=said, end=False).says == (
+        "I don't know about that."
+    )
+    kept = "Two things: physics and games. Do you play?"
+    assert ReplyAnswer(heard="hi", says=kept, end=False).says == kept
+
+
 def test_a_new_line_draws_on_notes_about_earlier_talks_not_their_transcripts(build):
     from simulacra.cognition.dialogue import next_line
     from simulacra.memory import NewMemory

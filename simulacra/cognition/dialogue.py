@@ -40,6 +40,9 @@ class Line:
 
 # Small models write the transcript's "Name: " before a line; the line is the words alone.
 _SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}:\s+")
+# ...or go on with the other's next line after their own ("... that. Klaus Mueller: I'm ..."):
+# a full name and a colon after a sentence ends is where the speaker's words stop.
+_NEXT_SPEAKER = re.compile(r"(?<=[.!?\"'])\s+[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){1,3}:\s")
 
 
 # Where a sentence ends inside a line, for a line the grammar's bound cut mid-sentence.
@@ -48,6 +51,7 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s)")
 
 def _words_only(line: str) -> str:
     words = _SPEAKER.sub("", line, count=1).strip() or line
+    words = _NEXT_SPEAKER.split(words, maxsplit=1)[0]
     if words[-1:] not in ".!?\"')":
         ends = [m.end() for m in _SENTENCE_END.finditer(words)]
         words = words[: ends[-1]] if ends else words
