@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import date, datetime
 
 from simulacra.errors import UserError
@@ -64,6 +65,27 @@ def hhmm(text: str) -> str:
         return f"{hour:02d}:{m[2] or '00'}"
 
     return _CLOCK.sub(clock, text)
+
+
+def in_force(
+    outline: Sequence[str], hours: Sequence[str], routine: bool = False
+) -> list[tuple[str, str]]:
+    """Each hour ("07:00") with the item of a timed outline ("06:30 having breakfast") in force
+    during it: the last one begun by the hour's end. Hours before the first item are left out.
+
+    With ``routine``, the first item is the morning routine and lasts only its own hour: in a
+    run, a plan that went from it to the evening kept a student washing until 18:00.
+    """
+    pairs = []
+    for hour in hours:
+        now = ""
+        for i, item in enumerate(outline):
+            lasts = not (i == 0 and routine and hour[:2] > item[:2])
+            if item[:5] <= f"{hour[:2]}:59" and lasts:
+                now = item[6:]
+        if now:
+            pairs.append((hour, now))
+    return pairs
 
 
 def parse(text: str, *, field: str = "time") -> datetime:

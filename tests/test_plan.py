@@ -209,6 +209,20 @@ def test_the_first_waking_hour_is_the_morning_routine(agent):
     assert f"06:00: {routine}" in request.user
 
 
+def test_each_hour_is_given_the_plan_item_in_force_by_its_end():
+    outline = ["07:30 washing", "09:00 classes", "12:30 lunch"]
+    hours = ["06:00", "07:00", "08:00", "09:00", "12:00", "13:00"]
+    assert planning.gametime.in_force(outline, hours) == [
+        ("07:00", "washing"),
+        ("08:00", "washing"),
+        ("09:00", "classes"),
+        ("12:00", "lunch"),
+        ("13:00", "lunch"),
+    ]
+    routine = planning.gametime.in_force(outline, hours, routine=True)
+    assert ("08:00", "washing") not in routine and ("07:00", "washing") in routine
+
+
 def test_the_morning_routine_lasts_its_hour_in_the_hourly_schedule():
     """Not until the next item: Isabella's next was at 17:00, and she got ready for ten hours."""
     hours = [f"{h:02d}:00" for h in range(7, 19)]

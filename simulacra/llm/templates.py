@@ -43,6 +43,7 @@ _env = jinja2.Environment(
 )
 _env.filters["mark_dates"] = gametime.mark_dates
 _env.filters["hhmm"] = gametime.hhmm
+_env.filters["in_force"] = gametime.in_force
 
 
 def system_text(identity: str) -> str:
