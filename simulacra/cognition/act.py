@@ -18,6 +18,7 @@ from simulacra.cognition.emoji import NAMES, emoji
 from simulacra.interfaces import Mind
 from simulacra.llm.schema import Answer, one_of, state_phrase, text
 from simulacra.llm.templates import template_beside
+from simulacra.world.tree import split_address
 
 ACT = template_beside(__file__, "act")
 EVENT = template_beside(__file__, "event")
@@ -76,7 +77,7 @@ def place_action(
         places=places,
         notes=notes,
     )
-    parts = where.place.split(": ")
+    parts = split_address(where.place)
     thing = parts[2] if len(parts) == 3 else None  # an object, not a whole room
     event = agent.ask(
         EVENT,

@@ -27,6 +27,7 @@ from simulacra.evaluation.runview import RunView
 from simulacra.llm import LanguageModel
 from simulacra.llm.schema import Answer, one_of
 from simulacra.llm.templates import template_beside
+from simulacra.world.tree import split_address
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,7 +79,7 @@ def life_digest(run: RunView, name: str) -> list[str]:
         lines.append("talked with no one")
     seconds: dict[str, float] = defaultdict(float)
     for stay in run.stays.get(name, []):
-        where = stay.place.split(":")[0].strip() or "the street"
+        where = split_address(stay.place)[0] or "the street"
         seconds[where] += (stay.end - stay.start).total_seconds()
     top = sorted(seconds, key=lambda w: -seconds[w])[:4]
     if top:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from simulacra.evaluation.checks import Check, CheckKind, People, known_people
 from simulacra.evaluation.facts import Fact
 from simulacra.evaluation.runview import RunView
+from simulacra.world.tree import split_address
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -68,7 +69,7 @@ def town_question(kind: str, **variables: str) -> str:
 
 
 def sector(address: str | None) -> str | None:
-    return address.split(":")[0].strip() if address else None
+    return split_address(address)[0] if address else None
 
 
 def agent_variables(

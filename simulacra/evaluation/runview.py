@@ -22,6 +22,7 @@ from simulacra.memory import MemoryStore, MemoryStream, NewMemory
 from simulacra.persona import Persona
 from simulacra.settings import LLMSettings, Settings
 from simulacra.world import ResidentPersona, World, load_world
+from simulacra.world.tree import split_address
 
 
 @dataclass(frozen=True)
@@ -89,8 +90,8 @@ class RunView:
 
 def inside(address: str, place: str) -> bool:
     """``"Hobbs Cafe: cafe: counter"`` is inside ``"Hobbs Cafe"``."""
-    a = [p.strip().lower() for p in address.split(":")]
-    p = [x.strip().lower() for x in place.split(":")]
+    a = split_address(address.lower())
+    p = split_address(place.lower())
     return a[: len(p)] == p
 
 
