@@ -183,6 +183,17 @@ def test_the_summary_refreshes_on_game_time(build):
     assert len(backend.calls("summary")) == 2
 
 
+def test_the_summary_is_drawn_from_what_happened_not_from_todays_plan(build):
+    from simulacra.memory import NewMemory
+
+    agent, backend = build()
+    plan = "Isabella Rodriguez's plan for Monday: 17:00 her daily occupation at the party"
+    agent.remember([NewMemory(plan, Kind.PLAN)], T0)
+    agent.refresh_summary(T0, force=True)
+    (request,) = backend.calls("summary")
+    assert "Isabella Rodriguez runs Hobbs Cafe" in request.user and plan not in request.user
+
+
 def test_reflection_happens_past_the_threshold(build):
     agent, backend = build(
         {

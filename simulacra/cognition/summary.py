@@ -12,11 +12,13 @@ from simulacra.llm.interface import LanguageModel
 from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, text
 from simulacra.llm.templates import template_beside
+from simulacra.memory import Kind
 from simulacra.memory.stream import MemoryStream
 from simulacra.persona import Persona
 
 SUMMARY = template_beside(__file__, "summary")
 PHRASES = phrases_beside(__file__, "summary")
+_NOT_PLANS = tuple(kind for kind in Kind if kind is not Kind.PLAN)
 
 
 class Summary(Answer):
@@ -53,6 +55,10 @@ def summarise(
         now,
         k,
         touch=False,  # a cached self-description is upkeep, not an act of remembering
+        # Not today's plan: retrieved for "daily occupation" it made the identity of every
+        # prompt "Occupation: Maria Lopez's plan for Monday…", and a morning's steps followed
+        # the plan's afternoon ("studying with Klaus Mueller at Hobbs Cafe") over their block.
+        kinds=_NOT_PLANS,
     )
     return SUMMARY.ask(
         model,
