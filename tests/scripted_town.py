@@ -33,9 +33,10 @@ def enum(request: Request, field: str) -> list:
 
 def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
+    wake = enum(request, "wake_up")
     return {
         "today": "no events today",
-        "wake_up": enum(request, "wake_up")[2],  # the usual time
+        "wake_up": wake[len(wake) // 2],  # the usual time, in the middle of the options
         "plan": [
             {"time": t, "activity": a}
             for t, a in zip(
