@@ -44,6 +44,17 @@ from simulacra.llm.schema import as_activity, as_state
         ("taking notes or making observations", "taking notes"),
         ("putting on makeup, in about 10", "putting on makeup"),
         ("stretching for 5 minutes", "stretching"),
+        ("listening to some classical music and takes a 10", "listening to some classical music"),
+        ("sitting in a chair in the library and reads a 30-", "sitting in a chair in the library"),
+        ("taking a 10-minute break", "taking a 10-minute break"),
+        ("then pours milk into her cup", "pouring milk into her cup"),
+        ("Then, opens the fridge", "opening the fridge"),
+        ("starting by getting dressed", "getting dressed"),
+        ("finally goes to class", "going to class"),
+        ("first things first", "first things first"),
+        ("next class", "next class"),
+        ("getting dressed in her pajamas and putting on袜子", "getting dressed in her pajamas"),
+        ("making tea, reading 书", "making tea"),
         (
             "serving drinks and food to customers and friends, and",
             "serving drinks and food to customers and friends",
@@ -91,6 +102,7 @@ def test_activity_phrases_read_after_is(written, reads):
         ("being cleaned,", "being cleaned"),
         ("decorated with red, h", "decorated with red"),
         ("in use by a", "in use"),
+        ("in use, 干净", "in use"),
     ],
 )
 def test_object_states_read_after_the_thing_is(written, reads):

@@ -74,9 +74,12 @@ _SPAN = re.compile(
     rf"[\s,]*\(?(?:from|between)?\s*{_HOUR}\s*(?:to|until|till|and|-|–)\s*{_HOUR}\)?$"
 )
 # A duration at the end ("putting on makeup, in about 10"): a step has its own minutes.
+# Or one cut at the bound after its number, with the clause it ends ("listening to some
+# classical music and takes a 10", "sitting in a chair in the library and reads a 30-").
 _DURATION = re.compile(
     r"[\s,]*\b(?:in|for|within|about)\s+(?:about\s+)?\d+(?:\s*(?:-|to)\s*\d+)?"
     r"(?:\s*(?:minutes?|mins?|hours?|hrs?))?$"
+    r"|(?:[\s,]+(?:and|then)\s+[a-z]+)?[\s,]+(?:a|an)\s+\d+-?$"
 )
 # A phrase cut at its bound: "serving drinks and food to customers and friends, and",
 # "preparing her breakfast, such as eggs, toast, and coffee, in a", a state "filled with
@@ -90,6 +93,15 @@ _CUT = re.compile(
 # How near its bound a phrase ends when the bound, not the model, ended it: the grammar
 # closes the string when the next word does not fit.
 _NEAR_BOUND = 6
+# A step written as a step of a list: "then pours milk into her cup" (a morning run showed
+# "thenning pours milk"), "starting by getting dressed".
+_SEQUENCE = re.compile(
+    r"^(?:(?:then|finally|after that|afterwards|also)[, ]+"
+    r"|(?:start|starting|begin|beginning|end|ending) by )+",
+    re.IGNORECASE,
+)
+# Qwen models slip into Chinese mid-phrase ("putting on袜", a morning run): CJK characters.
+_FOREIGN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
 def _finished(text: str, bound: int | None) -> str:
@@ -100,10 +112,22 @@ def _finished(text: str, bound: int | None) -> str:
     return text.rsplit(", ", 1)[0]
 
 
+def _one_language(text: str) -> str:
+    """The phrase up to where the model switched language, less the item it switched in."""
+    switch = _FOREIGN.search(text)
+    if not switch:
+        return text
+    head = text[: switch.start()].strip()
+    for between in (", ", " and "):
+        if between in head:
+            return head.rsplit(between, 1)[0]
+    return head or text  # nothing before the switch: better its words than none
+
+
 def as_activity(phrase: str, bound: int | None = None) -> str:
     """ "Maria Lopez is drinking coffee", "Drinks coffee." or "drink coffee" -> "drinking
     coffee". ``bound``: the field's length limit, so a phrase cut there is tidied."""
-    text = _finished(" ".join(phrase.split()).rstrip(".!"), bound)
+    text = _finished(_one_language(" ".join(phrase.split()).rstrip(".!")), bound)
     span = _SPAN.search(text)
     if span and span.start() and re.search(r"\d[:.]|[ap]\.?m", span.group()):  # a clock
         text = text[: span.start()]
@@ -112,6 +136,7 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
     text = _MODAL.sub("", text)
     text = _PRONOUN.sub("", text)
     text = _SUBJECT.sub("", text)  # "Isabella Rodriguez opens the cafe" -> "opens the cafe"
+    text = _SEQUENCE.sub("", text)
     choice = _CHOICE.search(text)
     if choice and text.split(" ", 1)[0].endswith("ing"):
         text = text[: choice.start()]
@@ -144,7 +169,7 @@ _RESTATED = re.compile(r"^(?:(?:the|a|an) )?(?:[a-z'-]+ ){0,3}?(?:is|are) (?=[a-
 
 def as_state(phrase: str, bound: int | None = None) -> str:
     """ "the oven is heating" -> "heating": the state alone, to follow "the <thing> is"."""
-    text = _finished(" ".join(phrase.split()), bound)
+    text = _finished(_one_language(" ".join(phrase.split())), bound)
     text = _RESTATED.sub("", text) or text
     return _CUT.sub("", text) or text
 
@@ -159,6 +184,7 @@ def _verb_like(first: str, rest: str) -> bool:
 _NOT_VERBS = {
     *("at", "on", "in", "with", "out", "off", "away", "busy", "asleep", "awake", "home"),
     *("no", "not", "nothing", "none", "free", "still", "the", "a", "an", "her", "his", "their"),
+    *("first", "next", "last"),
 }
 # Nouns a phrase may start with ("physics class", "homework"), by endings no verb has.
 _NOUN_ENDINGS = (
