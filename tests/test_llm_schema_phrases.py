@@ -50,6 +50,8 @@ from simulacra.llm.schema import as_activity, as_state
         ("then pours milk into her cup", "pouring milk into her cup"),
         ("Then, opens the fridge", "opening the fridge"),
         ("starting by getting dressed", "getting dressed"),
+        ("She starts by getting dressed", "getting dressed"),
+        ("She then pours milk into her cup", "pouring milk into her cup"),
         ("finally goes to class", "going to class"),
         ("first things first", "first things first"),
         ("next class", "next class"),

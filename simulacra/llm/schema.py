@@ -97,7 +97,7 @@ _NEAR_BOUND = 6
 # "thenning pours milk"), "starting by getting dressed".
 _SEQUENCE = re.compile(
     r"^(?:(?:then|finally|after that|afterwards|also)[, ]+"
-    r"|(?:start|starting|begin|beginning|end|ending) by )+",
+    r"|(?:starts?|starting|begins?|beginning|ends?|ending) by )+",
     re.IGNORECASE,
 )
 # Qwen models slip into Chinese mid-phrase ("putting on袜", a morning run): CJK characters.
