@@ -83,10 +83,11 @@ _DURATION = re.compile(
 )
 # A phrase cut at its bound: "serving drinks and food to customers and friends, and",
 # "preparing her breakfast, such as eggs, toast, and coffee, in a", a state "filled with
-# notes and", or a word cut to its first letter: "decorated with red, h" (a morning run).
+# notes and", a verb whose object was cut: "taking a break and then reads", or a word cut to
+# its first letter: "decorated with red, h" (morning runs).
 _CUT = re.compile(
-    r"(?:[ ,]+(?:and|or|(?:and|or) is|then|with|the|a|an|of|to|for|by|such as|as well as"
-    r"|(?:in|at|into|on) (?:a|an|the|her|his|their)|[b-z]))+[ ,]*$|[ ,]+$"
+    r"(?:[ ,]+(?:and|or|(?:and|or) is|then [a-z]+s|then|with|the|a|an|of|to|for|by|such as"
+    r"|as well as|(?:in|at|into|on) (?:a|an|the|her|his|their)|[b-z]))+[ ,]*$|[ ,]+$"
 )
 
 
@@ -156,6 +157,8 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
         return word + text[len(first) :] if first.isalpha() else text
     if word.endswith(_NOUN_ENDINGS):
         return f"doing {word}{text[len(first) :]}"  # "physics class", not "physiccing class"
+    if _participle(word):
+        return f"being {text}"  # "informed by the books": a run showed "informeding by"
     verb = _ing(word)
     second, _, after = rest.removeprefix("and ").partition(" ")
     if rest.startswith("and ") and word.endswith("s") and second.endswith("s") and second.isalpha():
@@ -195,6 +198,14 @@ _MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "
 # After "a cup of", not first: "water the plants" is a verb.
 _FOOD = _MEALS | {"water", "juice", "milk", "cereal", "toast", "sandwich", "salad", "soup"}
 _IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
+
+
+def _participle(word: str) -> bool:
+    """ "informed", "tired": not a verb's base form, as "need", "shed" or "embed" are."""
+    return word.endswith("ed") and not word.endswith("eed") and word not in _BASE_ED
+
+
+_BASE_ED = {"bed", "embed", "shed", "shred", "sled", "wed"}
 
 
 def _ing(verb: str) -> str:
