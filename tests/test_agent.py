@@ -263,6 +263,20 @@ def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path)
     assert len(backend.calls("respond")) == 2
 
 
+def test_a_line_that_is_the_second_half_of_the_last_one_is_an_echo():
+    from simulacra.cognition.dialogue import Line, _said_before
+
+    invitation = (
+        "Hello Klaus Mueller! I'm studying for a physics exam and I was wondering if you could "
+        "meet me at Hobbs Cafe on Valentine's Day. It would be a great opportunity to catch up."
+    )
+    lines = [Line("Maria Lopez", invitation)]
+    half = invitation[invitation.index("could") :]
+    assert _said_before(half, lines)  # the morning run's answer
+    assert not _said_before("I would love to meet you at Hobbs Cafe on Valentine's Day!", lines)
+    assert not _said_before("On Valentine's Day.", lines)  # short: a plain answer
+
+
 def test_the_one_spoken_to_answers_an_opening_that_would_end_the_talk(build, tmp_path):
     from simulacra.cognition.dialogue import converse
 

@@ -144,14 +144,27 @@ def converse(
 
 
 def _said_before(words: str, lines: Sequence[Line]) -> bool:
-    """The same line again, or all but a name ("Hello Klaus! ..." to "Hello Maria! ...")."""
+    """The same line again, all but a name ("Hello Klaus! ..." to "Hello Maria! ..."), or a
+    long piece of one: in a morning run Klaus answered Maria's invitation with its second
+    half ("could meet me at Hobbs Cafe on Valentine's Day. It would be a great...")."""
 
     def bare(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
-    return any(
-        difflib.SequenceMatcher(None, bare(words), bare(line.text)).ratio() > 0.9 for line in lines
-    )
+    said = bare(words)
+    for line in lines:
+        before = bare(line.text)
+        match = difflib.SequenceMatcher(None, said, before, autojunk=False)
+        if match.ratio() > 0.9:
+            return True
+        piece = match.find_longest_match(0, len(said), 0, len(before)).size
+        if len(said) >= _ECHO_PIECE and piece >= 0.8 * len(said):
+            return True
+    return False
+
+
+# Shorter than this, a line may well repeat a piece of another ("see you there").
+_ECHO_PIECE = 40
 
 
 def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> None:
