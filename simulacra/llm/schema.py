@@ -172,7 +172,7 @@ _RESTATED = re.compile(r"^(?:(?:the|a|an) )?(?:[a-z'-]+ ){0,3}?(?:is|are) (?=[a-
 
 def as_state(phrase: str, bound: int | None = None) -> str:
     """ "the oven is heating" -> "heating": the state alone, to follow "the <thing> is"."""
-    text = _finished(_one_language(" ".join(phrase.split())), bound)
+    text = _finished(" ".join(phrase.split()), bound)
     text = _RESTATED.sub("", text) or text
     return _CUT.sub("", text) or text
 
