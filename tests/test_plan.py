@@ -158,6 +158,27 @@ def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
     assert planning.gametime.hhmm("I am 12, at 12am, 3 amps") == "I am 12, at 00:00, 3 amps"
 
 
+def test_a_meal_planned_at_another_meal_s_hour_is_left_out(agent):
+    """A morning run's plan had Klaus "having breakfast" at 15:00 and "having lunch" at 17:00."""
+    script = agent.model.completer.scripts["day_plan"]
+
+    def meals_late(request):
+        answer = script(request)
+        answer["plan"] += [
+            {"time": "15:00", "activity": "having breakfast"},
+            {"time": "17:00", "activity": "having lunch"},
+            {"time": "19:00", "activity": "eating dinner at the cafe"},
+        ]
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = meals_late
+    plan = planning.plan_day(agent, DAY)
+    assert "19:00 eating dinner at the cafe" in plan.outline
+    assert "15:00 having breakfast" not in plan.outline
+    assert "17:00 having lunch" not in plan.outline
+    assert "12:00 having lunch" in plan.outline  # the script's own, at its hour
+
+
 def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
     """The 1.5B began Isabella's day at her party's hour; another sample may not."""
     script = agent.model.completer.scripts["day_plan"]

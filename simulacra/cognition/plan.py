@@ -8,6 +8,7 @@ hour, never the whole day).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
@@ -265,8 +266,29 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
 def _outline(plan: Answer) -> list[str]:
     """The plan's items as "HH:MM activity" lines in time order."""
     # "none" is how a small model fills a slot it has nothing for; an empty slot is no plan.
-    kept = [i for i in plan.plan if i.activity.strip().lower() not in ("", "none")]
+    kept = [
+        i
+        for i in plan.plan
+        if i.activity.strip().lower() not in ("", "none") and _meal_on_time(i.activity, i.time)
+    ]
     return [f"{i.time} {i.activity}" for i in sorted(kept or plan.plan, key=lambda i: i.time)]
+
+
+# When a meal named for a time of day is eaten. A morning run's plan had Klaus "having
+# breakfast" at 15:00 and "having lunch" at 17:00: such an item goes, and the one before it
+# goes on.
+_MEAL_HOURS = {
+    "breakfast": ("04:00", "11:00"),
+    "brunch": ("09:00", "13:00"),
+    "lunch": ("11:00", "15:00"),
+    "dinner": ("16:00", "23:59"),
+    "supper": ("16:00", "23:59"),
+}
+
+
+def _meal_on_time(activity: str, at: str) -> bool:
+    words = set(re.findall(r"[a-z]+", activity.lower()))
+    return all(start <= at <= end for meal, (start, end) in _MEAL_HOURS.items() if meal in words)
 
 
 def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]:
