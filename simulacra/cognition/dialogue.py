@@ -143,6 +143,10 @@ def converse(
     return lines
 
 
+# Shorter than this, a line may well repeat a piece of another ("see you there").
+_ECHO_PIECE = 40
+
+
 def _said_before(words: str, lines: Sequence[Line]) -> bool:
     """The same line again, all but a name ("Hello Klaus! ..." to "Hello Maria! ..."), or a
     long piece of one: in a morning run Klaus answered Maria's invitation with its second
@@ -161,10 +165,6 @@ def _said_before(words: str, lines: Sequence[Line]) -> bool:
         if len(said) >= _ECHO_PIECE and piece >= 0.8 * len(said):
             return True
     return False
-
-
-# Shorter than this, a line may well repeat a piece of another ("see you there").
-_ECHO_PIECE = 40
 
 
 def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> None:

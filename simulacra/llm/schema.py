@@ -63,6 +63,15 @@ _MODAL = re.compile(
 )
 # A subject of one to three capitalised words before a verb in the third person.
 _SUBJECT = re.compile(r"^(?:[A-Z](?![a-z]*ing\b)[\w'.-]*\s+){1,3}(?=[a-z]+s\b)")
+# A step written as a step of a list: "then pours milk into her cup" (a morning run showed
+# "thenning pours milk"), "starting by getting dressed".
+_SEQUENCE = re.compile(
+    r"^(?:(?:then|finally|after that|afterwards|also)[, ]+"
+    r"|(?:starts?|starting|begins?|beginning|ends?|ending) by )+",
+    re.IGNORECASE,
+)
+# Qwen models slip into Chinese mid-phrase ("putting on袜", a morning run): CJK characters.
+_FOREIGN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _VOWELS = "aeiou"
 _CLOCK = re.compile(r"\d\d:\d\d")
 # Two things to choose from, as a run's "taking notes or making observations": one is done.
@@ -94,15 +103,6 @@ _CUT = re.compile(
 # How near its bound a phrase ends when the bound, not the model, ended it: the grammar
 # closes the string when the next word does not fit.
 _NEAR_BOUND = 6
-# A step written as a step of a list: "then pours milk into her cup" (a morning run showed
-# "thenning pours milk"), "starting by getting dressed".
-_SEQUENCE = re.compile(
-    r"^(?:(?:then|finally|after that|afterwards|also)[, ]+"
-    r"|(?:starts?|starting|begins?|beginning|ends?|ending) by )+",
-    re.IGNORECASE,
-)
-# Qwen models slip into Chinese mid-phrase ("putting on袜", a morning run): CJK characters.
-_FOREIGN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
 def _finished(text: str, bound: int | None) -> str:
@@ -200,12 +200,12 @@ _FOOD = _MEALS | {"water", "juice", "milk", "cereal", "toast", "sandwich", "sala
 _IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
 
 
+_BASE_ED = {"bed", "embed", "shed", "shred", "sled", "wed"}
+
+
 def _participle(word: str) -> bool:
     """ "informed", "tired": not a verb's base form, as "need", "shed" or "embed" are."""
     return word.endswith("ed") and not word.endswith("eed") and word not in _BASE_ED
-
-
-_BASE_ED = {"bed", "embed", "shed", "shred", "sled", "wed"}
 
 
 def _ing(verb: str) -> str:
