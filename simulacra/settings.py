@@ -182,6 +182,18 @@ class PlanSettings(_Section):
     plan_start_hours: int = Field(
         2, ge=1, le=12, description="how long after waking a usable day plan begins"
     )
+    # A morning run's plan had Klaus "having breakfast" at 15:00 and "having lunch" at 17:00.
+    meal_hours: dict[str, tuple[str, str]] = Field(
+        {
+            "breakfast": ("04:00", "11:00"),
+            "brunch": ("09:00", "13:00"),
+            "lunch": ("11:00", "15:00"),
+            "dinner": ("16:00", "23:59"),
+            "supper": ("16:00", "23:59"),
+        },
+        description="when a day plan may have each meal (HH:MM from, to); a meal planned "
+        "at another hour is left out and the item before it goes on",
+    )
     # Models pick odd places when they know many (paper §7: lunch at the bar), so only the
     # best few by meaning are offered. Being in the room, or at home or work, tips close calls;
     # more than that keeps everyone at home, since small models take the first place offered.

@@ -21,6 +21,7 @@ from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, activity_phrase, one_of, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
+from simulacra.settings import PlanSettings
 
 NEW_DAY = template_beside(__file__, "new_day")
 DAY_PLAN = template_beside(__file__, "day_plan")
@@ -44,10 +45,14 @@ class NewDay(Answer):
 
 
 def day_plan_for(
-    wake_options: list[str], usual_wake: str, usual_sleep: str, **_: object
+    usual_wake: str, usual_sleep: str, wake_options: list[str] | None = None, **_: object
 ) -> type[Answer]:
     """Times are an enum of half hours from the earliest wake-up to bedtime, so every item
-    has a real time and the schedule can tell which item is in force at each hour."""
+    has a real time and the schedule can tell which item is in force at each hour. The
+    wake-up times offered default to those of the default settings (as in the eval's cases)."""
+    if wake_options is None:
+        offsets = PlanSettings().wake_offsets_minutes
+        wake_options = wake_times(time.fromisoformat(usual_wake), offsets)
     item = create_model(
         "PlanItem",
         __base__=Answer,
@@ -199,7 +204,7 @@ def revise_for_new_day(agent: Mind, today: date) -> str:
     return answer.yesterday
 
 
-def wake_options(usual: time, offsets: list[int]) -> list[str]:
+def wake_times(usual: time, offsets: list[int]) -> list[str]:
     base = datetime.combine(date(2000, 1, 1), usual)
     return [f"{base + timedelta(minutes=m):%H:%M}" for m in offsets]
 
@@ -209,12 +214,12 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     life = agent.persona.lifestyle
     midnight = datetime.combine(today, time(0, 0))
     settings = agent.settings.plan
-    options = wake_options(life.wake, settings.wake_offsets_minutes)
+    options = wake_times(life.wake, settings.wake_offsets_minutes)
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
     plan = ask_until(
         agent,
         DAY_PLAN,
-        lambda answer: _usable(answer, settings.plan_start_hours),
+        lambda answer: _usable(answer, settings),
         settings.day_plan_attempts,
         today=gametime.day(midnight),
         yesterday=yesterday,
@@ -225,7 +230,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         resolutions=resolutions,
         currently=agent.currently,
     )
-    items = _outline(plan)
+    items = _outline(plan, settings.meal_hours)
     items = with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
@@ -263,32 +268,22 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     return day
 
 
-def _outline(plan: Answer) -> list[str]:
-    """The plan's items as "HH:MM activity" lines in time order."""
+def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[str]:
+    """The plan's items as "HH:MM activity" lines in time order, less any meal planned at
+    another meal's hour (the item before it goes on)."""
     # "none" is how a small model fills a slot it has nothing for; an empty slot is no plan.
     kept = [
         i
         for i in plan.plan
-        if i.activity.strip().lower() not in ("", "none") and _meal_on_time(i.activity, i.time)
+        if i.activity.strip().lower() not in ("", "none")
+        and _meal_on_time(i.activity, i.time, meal_hours)
     ]
     return [f"{i.time} {i.activity}" for i in sorted(kept or plan.plan, key=lambda i: i.time)]
 
 
-# When a meal named for a time of day is eaten. A morning run's plan had Klaus "having
-# breakfast" at 15:00 and "having lunch" at 17:00: such an item goes, and the one before it
-# goes on.
-_MEAL_HOURS = {
-    "breakfast": ("04:00", "11:00"),
-    "brunch": ("09:00", "13:00"),
-    "lunch": ("11:00", "15:00"),
-    "dinner": ("16:00", "23:59"),
-    "supper": ("16:00", "23:59"),
-}
-
-
-def _meal_on_time(activity: str, at: str) -> bool:
+def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]) -> bool:
     words = set(re.findall(r"[a-z]+", activity.lower()))
-    return all(start <= at <= end for meal, (start, end) in _MEAL_HOURS.items() if meal in words)
+    return all(start <= at <= end for meal, (start, end) in meal_hours.items() if meal in words)
 
 
 def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]:
@@ -305,14 +300,14 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]
     return [f"{wake} {routine}", *sorted(kept, key=lambda i: i[:5])]
 
 
-def _usable(plan: Answer, start_hours: int) -> bool:
+def _usable(plan: Answer, settings: PlanSettings) -> bool:
     """A day plan the schedule can follow: it begins soon after waking, and it is a day, not
     one thing repeated. In the morning runs the 1.5B began Isabella's day at 17:00, her
     party's hour, and wrote Klaus's two items three times each."""
-    items = _outline(plan)
+    items = _outline(plan, settings.meal_hours)
     woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(plan.wake_up))
     first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0][:5]))
-    return first - woke <= timedelta(hours=start_hours) and len(set(items)) >= 4
+    return first - woke <= timedelta(hours=settings.plan_start_hours) and len(set(items)) >= 4
 
 
 def _blocks(

@@ -3,7 +3,7 @@
 
 import pytest
 
-from simulacra.llm.schema import as_activity, as_state
+from simulacra.llm.tidy import as_activity, as_state
 
 
 @pytest.mark.parametrize(
