@@ -196,6 +196,23 @@ def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
     assert plan.outline[1].startswith("07:00") and "party" not in " ".join(plan.outline)
 
 
+def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
+    """In the eval the 1.5B wrote "working at Hobbs Cafe" at seven times of the day."""
+    script = agent.model.completer.scripts["day_plan"]
+
+    def one_thing(request):
+        answer = script(request)
+        if len(agent.model.completer.calls("day_plan")) == 1:
+            times = ("08:00", "10:00", "12:00", "14:00", "16:00")
+            answer["plan"] = [{"time": t, "activity": "working at Hobbs Cafe"} for t in times]
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = one_thing
+    plan = planning.plan_day(agent, DAY)
+    assert len(agent.model.completer.calls("day_plan")) == 2
+    assert len({item[6:] for item in plan.outline}) >= 4
+
+
 def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
     script = agent.model.completer.scripts["day_plan"]
 

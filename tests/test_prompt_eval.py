@@ -66,6 +66,10 @@ def test_text_checks():
     assert CHECKS["timed"](plan, ["19:00", "23:30", ["stream"]], data, {})
     assert CHECKS["timed"](plan, ["08:00", "10:00", ["stream"]], data, {}) is None
     assert CHECKS["timed"](plan, ["10:00", "12:00", ["stream"]], data, {}) is None  # in force
+    # A plan's items are one thing repeated when their activities are, whatever the times.
+    repeated = [{"time": t, "activity": "working"} for t in ("08:00", "10:00")] + plan[:1]
+    assert CHECKS["max_share"](repeated, 0.5, data, {})
+    assert CHECKS["max_share"](plan, 0.5, data, {}) is None
     history = [{"speaker": "A", "text": "Hello there"}]
     assert CHECKS["differs_from"]("hello  there", "history", data, {"history": history})
 

@@ -62,7 +62,7 @@ def doctor(settings: Settings) -> None:
     answer = template.ask_example(model)
     entry = model.log.last
     console.print(
-        f"check      structured call ({template.name}): {answer.model_dump_json()} in "
+        f"check      structured call ({template.name}): {answer.model_dump_json(by_alias=True)} in "
         f"{time.perf_counter() - start:.2f} s ({entry['prompt_tokens']} prompt tokens, "
         f"{entry['generated_tokens']} generated)"
     )
@@ -195,7 +195,7 @@ def prompts_try(
         parsed += 1
         entry = model.log.last
         how = "cached" if entry["cache_hit"] else f"{entry['seconds']:.2f} s"
-        console.print(f"{i + 1:>4}  {answer.model_dump_json()}  [dim]{how}[/dim]")
+        console.print(f"{i + 1:>4}  {answer.model_dump_json(by_alias=True)}  [dim]{how}[/dim]")
     console.print(f"parsed {parsed}/{runs} · {_totals_line(model.log.totals)}")
     console.print(f"call log: {out / CALLS_FILE}")
 
