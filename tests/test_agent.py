@@ -277,6 +277,19 @@ def test_a_line_that_is_the_second_half_of_the_last_one_is_an_echo():
     assert not _said_before("On Valentine's Day.", lines)  # short: a plain answer
 
 
+def test_a_line_that_asks_a_long_question_again_is_an_echo():
+    """A morning run went on for three lines of "Could you please give me some tips on
+    studying?" behind new greetings."""
+    from simulacra.cognition.dialogue import Line, _said_before
+
+    asked = "I appreciate your help, Maria. Could you please give me some tips on studying?"
+    lines = [Line("Klaus Mueller", asked)]
+    again = "I'm studying physics. Could you please give me some tips on studying?"
+    assert _said_before(again, lines)
+    assert not _said_before("Sure! Could you tell me what you study? I study physics.", lines)
+    assert not _said_before("Thank you, Maria. See you there!", lines)  # short sentences
+
+
 def test_the_one_spoken_to_answers_an_opening_that_would_end_the_talk(build, tmp_path):
     from simulacra.cognition.dialogue import converse
 

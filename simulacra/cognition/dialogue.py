@@ -148,16 +148,22 @@ _ECHO_PIECE = 40
 
 
 def _said_before(words: str, lines: Sequence[Line]) -> bool:
-    """The same line again, all but a name ("Hello Klaus! ..." to "Hello Maria! ..."), or a
-    long piece of one: in a morning run Klaus answered Maria's invitation with its second
-    half ("could meet me at Hobbs Cafe on Valentine's Day. It would be a great...")."""
+    """The same line again, all but a name ("Hello Klaus! ..." to "Hello Maria! ..."), a
+    long piece of one, or a long sentence of one: in morning runs Klaus answered Maria's
+    invitation with its second half ("could meet me at Hobbs Cafe on Valentine's Day. It
+    would be a great..."), and both went on asking "Could you please give me some tips on
+    studying?" behind new greetings."""
 
     def bare(text: str) -> str:
         return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
     said = bare(words)
+    sentences = [bare(s) for s in re.split(r"(?<=[.!?])\s+", words)]
+    long_ones = [s for s in sentences if len(s) >= _ECHO_PIECE]
     for line in lines:
         before = bare(line.text)
+        if any(sentence in before for sentence in long_ones):
+            return True
         match = difflib.SequenceMatcher(None, said, before, autojunk=False)
         if match.ratio() > 0.9:
             return True
