@@ -177,7 +177,7 @@ class PlanSettings(_Section):
         ge=1,
         le=5,
         description="day plans asked for (with other seeds) until one starts within "
-        "plan_start_hours of waking and has 4 different items",
+        "plan_start_hours of waking and has 4 different activities",
     )
     plan_start_hours: int = Field(
         2, ge=1, le=12, description="how long after waking a usable day plan begins"
