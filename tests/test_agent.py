@@ -277,6 +277,17 @@ def test_a_line_that_is_the_second_half_of_the_last_one_is_an_echo():
     assert not _said_before("On Valentine's Day.", lines)  # short: a plain answer
 
 
+def test_a_line_that_calls_its_own_speaker_by_name_is_told_apart():
+    from simulacra.cognition.dialogue import _addresses_self
+
+    assert _addresses_self("I'm studying physics, Klaus Mueller.", "Klaus Mueller")
+    assert _addresses_self("Hello Klaus! Want to study?", "Klaus Mueller")
+    assert _addresses_self("Thanks, Klaus.", "Klaus Mueller")
+    assert not _addresses_self("Hi, I'm Klaus Mueller. Nice to meet you!", "Klaus Mueller")
+    assert not _addresses_self("Hello Maria! Klaus Mueller here.", "Klaus Mueller")
+    assert not _addresses_self("Hello Maria, how are you?", "Klaus Mueller")
+
+
 def test_a_line_that_asks_a_long_question_again_is_an_echo():
     """A morning run went on for three lines of "Could you please give me some tips on
     studying?" behind new greetings."""

@@ -213,6 +213,22 @@ def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
     assert len({item[6:] for item in plan.outline}) >= 4
 
 
+def test_when_no_plan_is_usable_the_one_with_most_different_activities_is_kept(agent):
+    script = agent.model.completer.scripts["day_plan"]
+    times = ("08:00", "10:00", "12:00", "14:00", "16:00")
+
+    def repeating(request):
+        n = len(agent.model.completer.calls("day_plan"))
+        kinds = {1: 1, 2: 3, 3: 2}[n]  # the second sample has three activities, not four
+        plan = [{"time": t, "activity": f"reading {i % kinds}"} for i, t in enumerate(times)]
+        return {**script(request), "plan": plan}
+
+    agent.model.completer.scripts["day_plan"] = repeating
+    plan = planning.plan_day(agent, DAY)
+    assert len(agent.model.completer.calls("day_plan")) == 3
+    assert {item[6:] for item in plan.outline[1:]} == {"reading 0", "reading 1", "reading 2"}
+
+
 def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
     script = agent.model.completer.scripts["day_plan"]
 

@@ -109,7 +109,9 @@ def next_line(
     return ask_until(
         agent,
         RESPOND,
-        lambda answer: not _said_before(answer.says, lines),
+        lambda answer: (
+            not _said_before(answer.says, lines) and not _addresses_self(answer.says, agent.name)
+        ),
         agent.settings.conversation.line_attempts,
         partner=partner,
         setting=setting,
@@ -171,6 +173,17 @@ def _said_before(words: str, lines: Sequence[Line]) -> bool:
         if len(said) >= _ECHO_PIECE and piece >= 0.8 * len(said):
             return True
     return False
+
+
+def _addresses_self(words: str, speaker: str) -> bool:
+    """The speaker greets or calls themselves by name, as a model that lost track of who
+    speaks does: Klaus said "I'm studying physics, Klaus Mueller" to Maria in a morning run.
+    Saying one's own name ("I'm Klaus Mueller") is not that."""
+    first = re.escape(speaker.split()[0])
+    name = rf"(?:{re.escape(speaker)}|{first})"
+    greeting = r"(?:hi|hello|hey|dear|thanks|thank you|sorry|yes|no|oh|well)"
+    vocative = rf"(?:(?:^|[,.!?])\s*|\b{greeting}\s+){name}\s*(?:[,.!?]|$)"
+    return re.search(vocative, words, flags=re.IGNORECASE) is not None
 
 
 def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> None:

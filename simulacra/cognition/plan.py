@@ -221,6 +221,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         DAY_PLAN,
         lambda answer: _usable(answer, settings),
         settings.day_plan_attempts,
+        rank=lambda answer: _quality(answer, settings),
         today=gametime.day(midnight),
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
@@ -305,11 +306,19 @@ def _usable(plan: Answer, settings: PlanSettings) -> bool:
     one thing repeated. In the morning runs the 1.5B began Isabella's day at 17:00, her
     party's hour, and wrote Klaus's two items three times each; in the eval it wrote "working
     at Hobbs Cafe" at seven times."""
+    starts_soon, different = _quality(plan, settings)
+    return starts_soon and different >= 4
+
+
+def _quality(plan: Answer, settings: PlanSettings) -> tuple[bool, int]:
+    """Whether the plan begins within ``plan_start_hours`` of waking, and how many different
+    activities it has: when no sample is usable, the best of them is kept (a morning run kept
+    Klaus's first, "writing at Hobbs Cafe" from 17:00 to 23:00)."""
     items = _outline(plan, settings.meal_hours)
     woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(plan.wake_up))
     first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0][:5]))
-    different = {i[6:].lower() for i in items}
-    return first - woke <= timedelta(hours=settings.plan_start_hours) and len(different) >= 4
+    starts_soon = first - woke <= timedelta(hours=settings.plan_start_hours)
+    return starts_soon, len({i[6:].lower() for i in items})
 
 
 def _blocks(

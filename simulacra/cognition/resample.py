@@ -14,16 +14,17 @@ def ask_until(
     template: PromptTemplate,
     usable: Callable[[Any], bool],
     attempts: int,
+    rank: Callable[[Any], Any] | None = None,
     **variables: Any,
 ) -> Any:
     """The first usable answer, asked up to ``attempts`` times, each retry with the next seed
-    after the settings' one. If none is usable, the first answer: what a model with one seed
-    would have given."""
-    first = None
+    after the settings' one. If none is usable, the best by ``rank`` (the earliest among
+    equals), else the first: what a model with one seed would have given."""
+    answers = []
     for attempt in range(attempts):
         seed = agent.settings.llm.seed + attempt if attempt else None
         answer = agent.ask(template, seed=seed, **variables)
         if usable(answer):
             return answer
-        first = answer if first is None else first
-    return first
+        answers.append(answer)
+    return max(answers, key=rank) if rank is not None else answers[0]
