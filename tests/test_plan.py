@@ -139,7 +139,7 @@ def test_dates_are_marked_only_where_they_are_dates():
 
 def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
     """A small model asked for the hour of "streams from 9pm" writes 09:00, and fills the
-    slots it has nothing for with "none"."""
+    slots it has nothing for with "none" or its answer to what happens today."""
     notes = "streams games from 9pm to midnight, naps at 2:30 p.m."
     lifestyle = PERSONA.lifestyle.model_copy(update={"notes": notes})
     agent.persona = PERSONA.model_copy(update={"lifestyle": lifestyle})
@@ -148,13 +148,14 @@ def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
     def with_empty_slots(request):
         answer = script(request)
         answer["plan"] += [{"time": "19:00", "activity": "none"}]
+        answer["plan"] += [{"time": "20:00", "activity": answer["today"]}]  # its own "today"
         return answer
 
     agent.model.completer.scripts["day_plan"] = with_empty_slots
     plan = planning.plan_day(agent, DAY)
     (request,) = agent.model.completer.calls("day_plan")
     assert "streams games from 21:00 to midnight, naps at 14:30." in request.user
-    assert not [item for item in plan.outline if item.endswith("none")]
+    assert not [item for item in plan.outline if item.endswith(("none", "no events today"))]
     assert planning.gametime.hhmm("I am 12, at 12am, 3 amps") == "I am 12, at 00:00, 3 amps"
 
 

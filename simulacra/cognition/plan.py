@@ -272,12 +272,13 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
 def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[str]:
     """The plan's items as "HH:MM activity" lines in time order, less any meal planned at
     another meal's hour (the item before it goes on)."""
-    # "none" is how a small model fills a slot it has nothing for; an empty slot is no plan.
+    # "none" is how a small model fills a slot it has nothing for, and so is a copy of the
+    # `today` answer ("17:00 no events today" in a morning run); an empty slot is no plan.
+    empty = ("", "none", plan.today.strip().lower())
     kept = [
         i
         for i in plan.plan
-        if i.activity.strip().lower() not in ("", "none")
-        and _meal_on_time(i.activity, i.time, meal_hours)
+        if i.activity.strip().lower() not in empty and _meal_on_time(i.activity, i.time, meal_hours)
     ]
     return [f"{i.time} {i.activity}" for i in sorted(kept or plan.plan, key=lambda i: i.time)]
 
