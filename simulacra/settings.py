@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -148,6 +148,10 @@ class ConversationSettings(_Section):
     )
 
 
+# A clock time as plans write them; compared as text, so "7:00" would sort after "10:00".
+Clock = Annotated[str, Field(pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$")]
+
+
 class PlanSettings(_Section):
     decompose_minutes: int = Field(
         120, ge=30, description="how far ahead a block is cut into 5-15 minute actions"
@@ -183,7 +187,7 @@ class PlanSettings(_Section):
         2, ge=1, le=12, description="how long after waking a usable day plan begins"
     )
     # A morning run's plan had Klaus "having breakfast" at 15:00 and "having lunch" at 17:00.
-    meal_hours: dict[str, tuple[str, str]] = Field(
+    meal_hours: dict[str, tuple[Clock, Clock]] = Field(
         {
             "breakfast": ("04:00", "11:00"),
             "brunch": ("09:00", "13:00"),

@@ -374,3 +374,15 @@ def test_the_readme_says_how_often_a_run_checkpoints():
     readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
     assert f"checkpoints every {every} steps ({every * step // 60} game minutes" in readme
     assert "every minute of game time" not in readme
+
+
+def test_a_meal_hour_that_is_not_hh_mm_names_its_setting(tmp_path):
+    """Meal hours are compared as text: "3pm" would pass any clock time by."""
+    from simulacra.errors import UserError
+    from simulacra.settings import Settings
+
+    config = tmp_path / "settings.toml"
+    config.write_text('[plan.meal_hours]\nlunch = ["11:00", "3pm"]\n', encoding="utf-8")
+    with pytest.raises(UserError) as caught:
+        Settings.load(config)
+    assert "plan.meal_hours.lunch" in str(caught.value) and "\n" not in str(caught.value)
