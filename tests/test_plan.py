@@ -180,6 +180,26 @@ def test_a_meal_planned_at_another_meal_s_hour_is_left_out(agent):
     assert "12:00 having lunch" in plan.outline  # the script's own, at its hour
 
 
+def test_an_activity_written_at_every_hour_is_one_item(agent):
+    """A morning run's plan read "17:00 writing at Hobbs Cafe" and the same at each hour to
+    23:00, and "13:00 studying" twice; the item goes on until the next one."""
+    script = agent.model.completer.scripts["day_plan"]
+
+    def repeated(request):
+        answer = script(request)
+        answer["plan"] = answer["plan"][:4] + [
+            {"time": "20:00", "activity": "Writing a paper"},
+            {"time": "21:00", "activity": "writing a paper"},
+            {"time": "21:00", "activity": "writing a paper"},
+            {"time": "22:00", "activity": "writing a paper"},
+        ]
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = repeated
+    plan = planning.plan_day(agent, DAY)
+    assert [i for i in plan.outline if "writing a paper" in i.lower()] == ["20:00 writing a paper"]
+
+
 def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
     """The 1.5B began Isabella's day at her party's hour; another sample may not."""
     script = agent.model.completer.scripts["day_plan"]

@@ -271,7 +271,8 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
 
 def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[str]:
     """The plan's items as "HH:MM activity" lines in time order, less any meal planned at
-    another meal's hour (the item before it goes on)."""
+    another meal's hour and any item that repeats the one before it (in both cases the item
+    before it goes on)."""
     # "none" is how a small model fills a slot it has nothing for, and so is a copy of the
     # `today` answer ("17:00 no events today" in a morning run); an empty slot is no plan.
     empty = ("", "none", plan.today.strip().lower())
@@ -280,7 +281,13 @@ def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[str]:
         for i in plan.plan
         if i.activity.strip().lower() not in empty and _meal_on_time(i.activity, i.time, meal_hours)
     ]
-    return [f"{i.time} {i.activity}" for i in sorted(kept or plan.plan, key=lambda i: i.time)]
+    lines: list[str] = []
+    for i in sorted(kept or plan.plan, key=lambda i: i.time):
+        # The 1.5B writes an activity that goes on at every hour ("17:00 writing at Hobbs
+        # Cafe", then at 18:00, ... 23:00) and sometimes twice at one time.
+        if not lines or lines[-1][6:].lower() != i.activity.lower():
+            lines.append(f"{i.time} {i.activity}")
+    return lines
 
 
 def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]) -> bool:
