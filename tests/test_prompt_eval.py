@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from simulacra.cli import cli
-from simulacra.llm.prompt_eval import CHECKS, cases_of, evaluate
+from simulacra.llm.prompt_eval import CHECKS, _get, cases_of, evaluate
 from simulacra.llm.templates import all_templates, find_template
 
 
@@ -68,8 +68,10 @@ def test_text_checks():
     assert CHECKS["timed"](plan, ["10:00", "12:00", ["stream"]], data, {}) is None  # in force
     # A plan's items are one thing repeated when their activities are, whatever the times.
     repeated = [{"time": t, "activity": "working"} for t in ("08:00", "10:00")] + plan[:1]
-    assert CHECKS["max_share"](repeated, 0.5, data, {})
-    assert CHECKS["max_share"](plan, 0.5, data, {}) is None
+    activities = _get({"plan": repeated}, "plan.*.activity")
+    assert activities == ["working", "working", "reading"]
+    assert CHECKS["max_share"](activities, 0.5, data, {})
+    assert CHECKS["max_share"](_get({"plan": plan}, "plan.*.activity"), 0.5, data, {}) is None
     history = [{"speaker": "A", "text": "Hello there"}]
     assert CHECKS["differs_from"]("hello  there", "history", data, {"history": history})
 

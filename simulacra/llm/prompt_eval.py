@@ -3,7 +3,8 @@
 A case is a ``[[case]]`` table in a template file: variables laid over the template's
 ``[example]``, and checks on the parsed answer. A check names a field of the answer (a dotted
 path such as ``ratings.1``; ``*`` is the whole answer as text; ``values`` is every value of the
-answer's top level) and one test on it:
+answer's top level; a ``*`` inside a path is every item of a list, so ``plan.*.activity`` is
+the activities of a plan, told apart by what is done, not when) and one test on it:
 
     is, is_not, one_of        the value equals / differs from / is among the given
     starts_with               the text starts with one of the given
@@ -161,10 +162,11 @@ def _get(data: dict[str, Any], path: str) -> Any:
         return json.dumps(data, ensure_ascii=False)
     if path == "values":
         return list(data.values())
+    head, _, rest = path.partition(".*.")
     value: Any = data
-    for part in path.split("."):
+    for part in head.split("."):
         value = value[int(part)] if isinstance(value, list) else value[part]
-    return value
+    return [_get(item, rest) for item in value] if rest else value
 
 
 def _text(value: Any) -> str:
@@ -222,9 +224,6 @@ def _greater_than(value, arg, data, _) -> Failure:
 
 
 def _normalised(values: list[Any]) -> list[str]:
-    # A plan's items are told apart by what is done, not when: the same activity written at
-    # five times is one thing repeated.
-    values = [v["activity"] if isinstance(v, dict) and "activity" in v else v for v in values]
     return [" ".join(_text(v).lower().split()) for v in values]
 
 
