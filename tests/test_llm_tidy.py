@@ -91,6 +91,9 @@ from simulacra.llm.tidy import as_activity, as_state
         ("streaming games from 21:00 to midnight", "streaming games"),
         ("reading from noon to 2 pm", "reading"),
         ("deciding whether to stay or go", "deciding whether to stay or go"),
+        ("preparing for the exam involves reviewing notes", "reviewing notes"),
+        ("understanding the material involves studying the concepts", "studying the concepts"),
+        ("finding out what it involves", "finding out what it involves"),
     ],
 )
 def test_activity_phrases_read_after_is(written, reads):

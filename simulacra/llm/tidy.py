@@ -28,6 +28,9 @@ _SEQUENCE = re.compile(
     r"|(?:starts?|starting|begins?|beginning|ends?|ending) by )+",
     re.IGNORECASE,
 )
+# A step written as what the activity involves, the decompose answer's first field: "preparing
+# for the exam involves reviewing notes" (a morning run) is "reviewing notes".
+_INVOLVES = re.compile(r"^.+? (?:involves|includes|means) (?=[a-z]+ing\b)")
 # Qwen models slip into Chinese mid-phrase ("putting on袜", a morning run): CJK characters.
 _FOREIGN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 _VOWELS = "aeiou"
@@ -95,6 +98,7 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
     text = _PRONOUN.sub("", text)
     text = _SUBJECT.sub("", text)  # "Isabella Rodriguez opens the cafe" -> "opens the cafe"
     text = _SEQUENCE.sub("", text)
+    text = _INVOLVES.sub("", text)
     choice = _CHOICE.search(text)
     if choice and text.split(" ", 1)[0].endswith("ing"):
         text = text[: choice.start()]
