@@ -16,12 +16,14 @@ from pydantic import Field, create_model
 
 from simulacra.cognition.emoji import NAMES, emoji
 from simulacra.interfaces import Mind
+from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.schema import Answer, one_of, state_phrase, text
 from simulacra.llm.templates import template_beside
 from simulacra.world.tree import split_address
 
 ACT = template_beside(__file__, "act")
 EVENT = template_beside(__file__, "event")
+PHRASES = phrases_beside(__file__, "act")
 
 
 def place_for(places: list[str], activity: str = "it", **_: object) -> type[Answer]:
@@ -88,5 +90,13 @@ def place_action(
         thing=thing,
         emoji=NAMES,
     )
-    state = event.object_state if thing else ""
+    state = _thing_state(event.object_state, activity) if thing else ""
     return Placed(where.place, emoji(event.emoji), event.verb, event.target, state)
+
+
+def _thing_state(state: str, activity: str) -> str:
+    """The thing's own state, not the person's act: morning runs showed "bed is sleeping" and
+    "book is reading"."""
+    if state.split(" ", 1)[0] == activity.lower().split(" ", 1)[0]:
+        return PHRASES.text("in_use")
+    return state
