@@ -77,7 +77,7 @@ def event(request: Request) -> dict:
 
 
 def decide(request: Request) -> dict:
-    answer = {"thought": "nothing new", "emergency": "no, everyday life"}
+    answer = {"thought": "nothing new", "emergency": "no"}
     if "talk_to" in request.schema["properties"]:
         people = enum(request, "talk_to")
         answer["talk_to"] = people[0] if who(request) == "Isabella Rodriguez" else people[-1]

@@ -88,21 +88,16 @@ def test_react_carries_on_acts_or_speaks(build):
     agent, backend = build(
         {
             "decide": [
+                {"thought": "hm", "emergency": "no", "instead": "doing something", "minutes": 5},
                 {
                     "thought": "hm",
-                    "emergency": "no, everyday life",
-                    "instead": "doing something",
-                    "minutes": 5,
-                },
-                {
-                    "thought": "hm",
-                    "emergency": "yes, something is wrong",
+                    "emergency": "yes",
                     "instead": "turning off the stove",
                     "minutes": 5,
                 },
                 {
                     "thought": "hm",
-                    "emergency": "no, everyday life",
+                    "emergency": "no",
                     "talk_to": "Maria Lopez",
                     "instead": "doing something",
                     "minutes": 5,

@@ -19,7 +19,7 @@ from pydantic import Field, computed_field, create_model
 from simulacra import gametime
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.schema import Answer, activity_phrase, one_of, text
+from simulacra.llm.schema import Answer, YesNo, activity_phrase, one_of, text
 from simulacra.llm.templates import template_beside
 
 DECIDE = template_beside(__file__, "decide")
@@ -39,14 +39,6 @@ class Choice(str, Enum):
 NOBODY = "nobody"
 
 
-class Emergency(str, Enum):
-    """The answer names what it means: a bare yes/no let the 1.5B call a sink overflowing
-    onto the floor "no"."""
-
-    YES = "yes, something is wrong"
-    NO = "no, everyday life"
-
-
 class _Decided(Answer):
     """Plain questions, one per kind of option (the feed design's lesson: split a decision),
     and the choice made from their answers."""
@@ -54,7 +46,7 @@ class _Decided(Answer):
     @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
     @property
     def decision(self) -> str:
-        if self.emergency is Emergency.YES:
+        if self.emergency is YesNo.YES:
             return Choice.REACT.value
         partner = getattr(self, "talk_to", NOBODY)
         return f"{Choice.TALK.value} {partner}" if partner != NOBODY else Choice.CARRY_ON.value
@@ -64,7 +56,7 @@ def decision_for(people: Sequence[str] = (), **_: object) -> type[Answer]:
     fields: dict[str, Any] = {
         # A thought first: small models decide better after naming what they see.
         "thought": (text(100, "what they make of it"), ...),
-        "emergency": (Emergency, Field(description="an emergency")),
+        "emergency": (YesNo, Field(description="an emergency")),
     }
     if people:
         fields["talk_to"] = (one_of([*people, NOBODY]), Field(description="whom, or nobody"))
@@ -111,8 +103,6 @@ def decide(
         memories=list(memories.values()),
         people=list(people),
         nobody=NOBODY,
-        emergency_yes=Emergency.YES.value,
-        emergency_no=Emergency.NO.value,
     )
     talk = f"{Choice.TALK.value} "
     if answer.decision.startswith(talk):
