@@ -131,7 +131,7 @@ def test_a_list_that_ran_into_its_bound_loses_its_cut_item():
 
 
 def test_a_thing_does_not_do_what_its_user_does():
-    """Morning runs showed "bed is sleeping"; the thing is in use instead."""
+    """A first run had "pastry display case is painting"; the thing is in use instead."""
     assert _thing_state("sleeping", "sleeping") == "in use"
     assert _thing_state("reading", "Reading the textbook") == "in use"
     assert _thing_state("brewing coffee", "making a latte") == "brewing coffee"

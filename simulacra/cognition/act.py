@@ -95,8 +95,8 @@ def place_action(
 
 
 def _thing_state(state: str, activity: str) -> str:
-    """The thing's own state, not the person's act: morning runs showed "bed is sleeping" and
-    "book is reading"."""
+    """The thing's own state, not its user's act, which the event prompt asks for and small
+    models still break (the issue's first run had "pastry display case is painting")."""
     if state.split(" ", 1)[0] == activity.lower().split(" ", 1)[0]:
         return PHRASES.text("in_use")
     return state
