@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from simulacra.cli import cli
-from simulacra.llm.prompt_eval import CHECKS, _get, cases_of, evaluate
+from simulacra.llm.prompt_eval import CHECKS, _get, cases_of, evaluate, likely_range, score_cell
 from simulacra.llm.templates import all_templates, find_template
 
 
@@ -39,6 +39,16 @@ def test_scoring_counts_passes_and_says_why_a_case_failed(scripted):
     assert not failed.passed and "is not above ratings.0.level" in failed.failures[0]
     assert score.passed == 1 and len(score.results) == 4
     assert 0 < score.rate < 1
+
+
+def test_a_score_carries_the_range_its_true_rate_likely_lies_in():
+    low, high = likely_range(25, 30)
+    assert (round(low, 3), round(high, 3)) == (0.664, 0.927)  # the Wilson interval
+    assert likely_range(3, 3)[1] == 1.0 and likely_range(0, 3)[0] == 0.0
+    assert likely_range(0, 0) == (0.0, 1.0)
+    # 83% and 88% on 30 and 24 samples: the ranges overlap, the difference may be chance.
+    assert likely_range(21, 24)[0] < likely_range(25, 30)[1]
+    assert score_cell(25, 30) == "83% (25/30, 66–93%)"
 
 
 def test_an_answer_that_copies_the_shape_fails_every_case(scripted):

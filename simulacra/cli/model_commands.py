@@ -330,7 +330,7 @@ def prompts_eval(
     """
     import gc
 
-    from simulacra.llm.prompt_eval import evaluate
+    from simulacra.llm.prompt_eval import evaluate, score_cell
 
     templates = [find_template(n) for n in names] if names else list(all_templates().values())
     templates = [t for t in templates if t.cases]
@@ -358,10 +358,10 @@ def prompts_eval(
                 console.print(f"       [dim]{json.dumps(result.answer, ensure_ascii=False)}[/dim]")
 
         scores = evaluate(model, templates, samples=samples, seed=settings.llm.seed, on_result=show)
-        cells = {s.name: f"{s.rate:.0%} ({s.passed}/{len(s.results)})" for s in scores}
+        cells = {s.name: score_cell(s.passed, len(s.results)) for s in scores}
         passed = sum(s.passed for s in scores)
         total = sum(len(s.results) for s in scores)
-        cells["[bold]all[/bold]"] = f"{passed / total:.0%} ({passed}/{total})"
+        cells["[bold]all[/bold]"] = score_cell(passed, total)
         columns.append((label, cells, model.log.totals))
         del model
         gc.collect()  # free one model's memory before loading the next
@@ -372,5 +372,9 @@ def prompts_eval(
     for name in [t.name for t in templates] + ["[bold]all[/bold]"]:
         table.add_row(name, *[cells.get(name, "-") for _, cells, _ in columns])
     console.print(table)
+    console.print(
+        "[dim]In brackets: passed/samples and the 95% range of the true rate; "
+        "scores whose ranges overlap may differ by chance.[/dim]"
+    )
     for label, _, totals in columns:
         console.print(f"{label}: {_totals_line(totals)}")
