@@ -46,6 +46,12 @@ def test_any_change_to_the_request_misses(tmp_path):
         {"template": "x"},
         {"schema": {"type": "string", "maxLength": 3}},
         {"system": "other"},
+        {"presence_penalty": 0.5},
     ):
         assert not cache.complete(request(**change)).cache_hit
-    assert len(backend.requests) == 7
+    assert len(backend.requests) == 8
+
+
+def test_no_penalty_keeps_the_keys_recorded_before_it_existed():
+    # The key as it was computed before Request had a presence_penalty field.
+    assert request().key("m") == "05cb6f19fda6378f3f11bff1e0e0956dc92f1f9be2e4ead25baaf49141f3dbd3"

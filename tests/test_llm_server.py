@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -163,6 +164,15 @@ def test_free_text_has_no_response_format(fake):
     assert model.text(prompt(), max_tokens=30) == "Good morning!"
     assert "response_format" not in server.bodies[0]
     assert server.bodies[0]["max_tokens"] == 30
+
+
+def test_a_template_penalty_is_sent_and_none_is_left_out(fake):
+    server = fake(lambda body: (200, completion(json.dumps(GOOD))))
+    model = open_model(settings(server.url))
+    model.generate(prompt(), Mood)
+    model.generate(replace(prompt(), presence_penalty=1.0), Mood)
+    assert "presence_penalty" not in server.bodies[0]
+    assert server.bodies[1]["presence_penalty"] == 1.0
 
 
 def test_500s_are_retried(fake):

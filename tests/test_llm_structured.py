@@ -1,5 +1,7 @@
 """The structured model over the scripted backend: parsing, retries, logging, choices."""
 
+from dataclasses import replace
+
 import pytest
 from pydantic import Field, create_model
 
@@ -7,6 +9,7 @@ from simulacra.llm import ModelOutputError
 from simulacra.llm.calllog import read_calls, summarise
 from simulacra.llm.interface import Prompt
 from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.templates import find_template
 
 PROMPT = Prompt("test", "system text", "user text", agent="Klaus Mueller")
 
@@ -37,6 +40,19 @@ def test_an_answer_outside_the_enum_is_retried_and_logged(scripted, tmp_path):
     stats = summarise(read_calls(tmp_path / "calls.jsonl"))
     assert stats.total.calls == 2 and stats.total.parse_failures == 1
     assert stats.by_agent["Klaus Mueller"].calls == 2
+
+
+def test_a_template_penalty_reaches_the_request():
+    day_plan = find_template("day_plan")
+    prompt = day_plan.render(**day_plan.example)
+    assert prompt.presence_penalty == day_plan.presence_penalty > 0
+    assert find_template("act").render(**find_template("act").example).presence_penalty == 0
+
+
+def test_the_prompt_penalty_is_sampled_with(scripted):
+    model = scripted({"test": {"items": []}})
+    model.generate(replace(PROMPT, presence_penalty=0.7), nested_schema())
+    assert model.completer.requests[0].presence_penalty == 0.7
 
 
 def test_without_retries_a_bad_answer_raises(scripted):

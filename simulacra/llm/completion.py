@@ -22,10 +22,14 @@ class Request:
     temperature: float
     top_p: float
     seed: int
+    presence_penalty: float = 0.0  # lowers the odds of a token already in the recent output
 
     def key(self, model_identity: str) -> str:
         """What the record/replay cache is keyed by: model, template, prompt, schema, sampling."""
         fields = asdict(self)
+        if not self.presence_penalty:
+            # Keys from before the penalty existed stay valid: recorded runs replay as before.
+            del fields["presence_penalty"]
         fields["schema"] = json.dumps(self.schema)  # field order matters: the grammar follows it
         blob = json.dumps({"model": model_identity, **fields}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()

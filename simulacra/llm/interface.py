@@ -25,6 +25,7 @@ class Prompt:
     user: str
     agent: str | None = None
     temperature: float | None = None  # the template's own, else the model's setting
+    presence_penalty: float = 0.0  # the template's own: lists that fall into repeating
 
 
 class ModelOutputError(RuntimeError):

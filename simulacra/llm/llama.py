@@ -252,6 +252,7 @@ class LlamaCppModel:
             top_p=request.top_p,
             seed=request.seed,
             grammar=grammar,
+            presence_penalty=request.presence_penalty,
         )
         seconds = time.perf_counter() - start
         evaluated = llama_cpp.llama_perf_context(ctx).n_p_eval

@@ -160,6 +160,8 @@ class ServerModel:
             "seed": request.seed,
             "stream": False,
         }
+        if request.presence_penalty:
+            body["presence_penalty"] = request.presence_penalty
         if request.schema is not None:
             body["response_format"] = schema_format.response_format(request.schema)
         return body

@@ -60,6 +60,7 @@ class PromptTemplate:
     user: str
     example: dict[str, Any] = field(default_factory=dict)
     temperature: float | None = None  # e.g. low for choosing among places
+    presence_penalty: float = 0.0  # e.g. for a list the model pads by repeating an item
     cases: tuple[dict[str, Any], ...] = ()  # `simulacra prompts eval` cases: [[case]] tables
     fit: tuple[str, ...] = ()  # list variables cut to fit the context (see fitting.py)
 
@@ -80,7 +81,14 @@ class PromptTemplate:
                 file=self.path,
                 fix="pass it (see the [example] table of the template for every variable)",
             ) from None
-        return Prompt(self.name, system_text(identity), user.strip(), agent, self.temperature)
+        return Prompt(
+            self.name,
+            system_text(identity),
+            user.strip(),
+            agent,
+            self.temperature,
+            self.presence_penalty,
+        )
 
     def ask(
         self,
@@ -139,6 +147,7 @@ def load_template(path: Path) -> PromptTemplate:
         user=data["user"],
         example=data.get("example", {}),
         temperature=data.get("temperature"),
+        presence_penalty=data.get("presence_penalty", 0.0),
         cases=tuple(data.get("case", [])),
         fit=tuple(data.get("fit", ())),
     )
