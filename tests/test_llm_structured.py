@@ -5,11 +5,12 @@ from dataclasses import replace
 import pytest
 from pydantic import Field, create_model
 
+from simulacra.errors import UserError
 from simulacra.llm import ModelOutputError
 from simulacra.llm.calllog import read_calls, summarise
 from simulacra.llm.interface import Prompt
 from simulacra.llm.schema import Answer, one_of, text
-from simulacra.llm.templates import find_template
+from simulacra.llm.templates import find_template, load_template
 
 PROMPT = Prompt("test", "system text", "user text", agent="Klaus Mueller")
 
@@ -42,11 +43,23 @@ def test_an_answer_outside_the_enum_is_retried_and_logged(scripted, tmp_path):
     assert stats.by_agent["Klaus Mueller"].calls == 2
 
 
-def test_a_template_penalty_reaches_the_request():
+def test_a_template_renders_its_penalty_into_the_prompt():
     day_plan = find_template("day_plan")
     prompt = day_plan.render(**day_plan.example)
     assert prompt.presence_penalty == day_plan.presence_penalty > 0
     assert find_template("act").render(**find_template("act").example).presence_penalty == 0
+
+
+@pytest.mark.parametrize(
+    "line", ['presence_penalty = "high"', "presence_penalty = 3.0", "temperature = true"]
+)
+def test_a_bad_sampling_number_in_a_template_is_a_one_line_error(tmp_path, line):
+    path = tmp_path / "mine.prompt.toml"
+    path.write_text(f'description = "d"\nschema = "m:S"\nuser = "u"\n{line}\n')
+    with pytest.raises(UserError) as failed:
+        load_template(path)
+    message = str(failed.value)
+    assert "\n" not in message and "mine.prompt.toml" in message and line.split()[0] in message
 
 
 def test_the_prompt_penalty_is_sampled_with(scripted):

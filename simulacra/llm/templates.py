@@ -139,6 +139,19 @@ def load_template(path: Path) -> PromptTemplate:
     for key in ("description", "schema", "user"):
         if not isinstance(data.get(key), str):
             raise UserError(f"missing text field {key!r}", file=path, field=key)
+    for key, low, high in (("temperature", 0.0, 2.0), ("presence_penalty", -2.0, 2.0)):
+        value = data.get(key, 0.0)
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not low <= value <= high
+        ):
+            raise UserError(
+                f"{key} must be a number from {low} to {high}",
+                file=path,
+                field=key,
+                fix=f"write e.g. {key} = 0.5, or leave it out",
+            )
     return PromptTemplate(
         name=path.name.removesuffix(SUFFIX),
         path=path,
