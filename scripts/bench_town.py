@@ -47,6 +47,14 @@ def main() -> None:
     print(f"generated tokens per agent per game-hour{r.per_agent_hour(t.generated_tokens):8,.0f}")
     print(f"prompt tokens reused from the KV cache  {t.reuse_share:8.0%}")
     print(f"wall seconds per agent per game-hour    {r.per_agent_hour(r.wall_seconds):8.1f}")
+    prefill, decode, sample = (
+        r.per_agent_hour(s) for s in (t.prefill_seconds, t.decode_seconds, t.sample_seconds)
+    )
+    print(
+        f"  of which reading prompts {prefill:.1f} s, generating {decode:.1f} s, sampling "
+        f"{sample:.1f} s ({t.resampled_tokens} of {t.generated_tokens} tokens sampled again "
+        "under the grammar's mask)"
+    )
     print(
         f"parse failures {t.parse_failures}, invalid places {r.invalid_places}, "
         f"conversations {r.conversations}"

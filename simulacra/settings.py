@@ -50,6 +50,12 @@ class LLMSettings(_Section):
     kv_cache_mb: int = Field(
         512, ge=0, description="RAM for saved KV prefixes, one per agent identity; 0 = off"
     )
+    n_parallel: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="calls the in-process model decodes together, each with a context of n_ctx",
+    )
     cache: bool = Field(True, description="record/replay cache of model answers")
     cache_dir: Path = Field(default_factory=default_cache_dir)
     server: str | None = Field(
@@ -215,11 +221,11 @@ class SimSettings(_Section):
 
 class EngineSettings(_Section):
     concurrency: int = Field(
-        1,
+        4,
         ge=1,
         le=64,
-        description="model calls of different agents issued at once within a step; more helps "
-        "only with a model server that batches (the in-process model answers one at a time)",
+        description="model calls of different agents issued at once within a step: the "
+        "in-process model decodes up to llm.n_parallel of them together, a server batches them",
     )
 
 

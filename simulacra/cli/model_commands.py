@@ -223,7 +223,8 @@ def _totals_line(t: Totals) -> str:
 @cli.command()
 @click.argument("directory", type=click.Path(exists=True, path_type=Path))
 def stats(directory: Path) -> None:
-    """Summarise the call log of a run: calls, tokens, KV-cache reuse, parse failures, time."""
+    """Summarise the call log of a run: calls, tokens, KV-cache reuse, parse failures, time
+    and where it went (reading prompts, generating, sampling under the grammar)."""
     path = directory / CALLS_FILE if directory.is_dir() else directory
     if not path.is_file():
         raise UserError(
@@ -241,6 +242,10 @@ def stats(directory: Path) -> None:
         "parse fail",
         "seconds",
         "s/call",
+        "prefill",
+        "decode",
+        "sample",
+        "resampled",
     ):
         table.add_column(column, justify="left" if column == "template" else "right")
 
@@ -256,6 +261,10 @@ def stats(directory: Path) -> None:
             str(t.parse_failures),
             f"{t.seconds:.1f}",
             per_call,
+            f"{t.prefill_seconds:.1f}",
+            f"{t.decode_seconds:.1f}",
+            f"{t.sample_seconds:.1f}",
+            str(t.resampled_tokens),
         ]
 
     for name, totals in sorted(summary.by_template.items()):

@@ -30,7 +30,6 @@ class CallLog:
             path.parent.mkdir(parents=True, exist_ok=True)
             self._file = path.open("a", encoding="utf-8", buffering=1)
         self.totals = Totals()
-        self._lock = threading.Lock()
         self._last = threading.local()
         # Added to every entry: a simulation sets {"step": n} so calls map to game time.
         self.tags: dict = {}
@@ -50,6 +49,10 @@ class CallLog:
             "reused_tokens": done.reused_tokens,
             "generated_tokens": done.generated_tokens,
             "seconds": round(done.seconds, 4),
+            "prefill_s": round(done.prefill_seconds, 4),
+            "decode_s": round(done.decode_seconds, 4),
+            "sample_s": round(done.sample_seconds, 4),
+            "resampled": done.resampled_tokens,
             "cache_hit": done.cache_hit,
             "parsed": parsed,
             **self.tags,
@@ -79,6 +82,10 @@ class Totals:
     reused_tokens: int = 0
     generated_tokens: int = 0
     seconds: float = 0.0
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
+    sample_seconds: float = 0.0
+    resampled_tokens: int = 0
     parse_failures: int = 0
 
     def add(self, entry: dict) -> None:
@@ -90,6 +97,11 @@ class Totals:
             self.reused_tokens += entry["reused_tokens"]
             self.generated_tokens += entry["generated_tokens"]
             self.seconds += entry["seconds"]
+            # Logs written before the breakdown existed have none: they count as 0.
+            self.prefill_seconds += entry.get("prefill_s", 0.0)
+            self.decode_seconds += entry.get("decode_s", 0.0)
+            self.sample_seconds += entry.get("sample_s", 0.0)
+            self.resampled_tokens += entry.get("resampled", 0)
         if not entry["parsed"]:
             self.parse_failures += 1
 

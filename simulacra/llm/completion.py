@@ -43,6 +43,13 @@ class Completion:
     generated_tokens: int
     seconds: float
     cache_hit: bool = False
+    # Where the seconds went (a backend that cannot tell leaves them 0): reading the prompt,
+    # generating (forward passes shared with other calls are split by tokens), and sampling
+    # with the grammar; tokens the grammar rejected and were sampled again under its mask.
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
+    sample_seconds: float = 0.0
+    resampled_tokens: int = 0
 
 
 class Completer(Protocol):

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import hashlib
 import json
 import os
 import re
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 from simulacra.errors import UserError
+from simulacra.llm.batch import BatchDecoder, Job
 from simulacra.llm.completion import Completion, Request
 from simulacra.llm.fitting import ANSWER_ROOM
 from simulacra.settings import LLMSettings
@@ -26,6 +25,7 @@ _CHAR_RULE = re.compile(r"^char ::= .*$", re.MULTILINE)
 _STRICT_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/]'
 
 GRAMMARS_KEPT = 256
+_LOADER_CTX = 64
 
 # Stand-ins for the system and user texts when the chat template is rendered once: what the
 # template itself writes around them is tokenized with its special tokens, the texts in their
@@ -76,8 +76,8 @@ class ModelInfo:
 class LlamaCppModel:
     """A :class:`~simulacra.llm.completion.Completer` over llama-cpp-python.
 
-    One llama.cpp context decodes one sequence at a time: concurrent calls take turns (a
-    model server batches them instead, see :mod:`simulacra.llm.server`).
+    Calls made at once decode together, each a sequence of one llama.cpp context
+    (:mod:`simulacra.llm.batch`).
     """
 
     def __init__(self, path: Path, settings: LLMSettings) -> None:
@@ -86,8 +86,7 @@ class LlamaCppModel:
         self._identity = file_identity(path)
         self._llm = None  # set last when loading: other threads then find everything ready
         # Schemas with run-time options (places, people) differ call to call: keep the recent.
-        self._grammars: OrderedDict[str, object] = OrderedDict()
-        self._prefixes = PrefixStates(settings.kv_cache_mb << 20)
+        self._grammars: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.RLock()
         self._skeleton: list[list[int] | str] | None = None
 
@@ -108,14 +107,25 @@ class LlamaCppModel:
         # llama.cpp prints load diagnostics on stderr even when asked not to be verbose.
         with _quiet_stderr():
             try:
+                # The Llama object loads the weights and tokenizes; its own context is kept
+                # small, since the batch decoder's context reads every prompt.
                 llm = llama_cpp.Llama(
                     model_path=str(self.path),
-                    n_ctx=settings.n_ctx,
-                    n_batch=settings.n_batch,
+                    n_ctx=_LOADER_CTX,
+                    n_batch=_LOADER_CTX,
                     n_threads=n_threads,
                     n_gpu_layers=settings.n_gpu_layers,
                     seed=settings.seed,
                     verbose=False,
+                )
+                decoder = BatchDecoder(
+                    llm,
+                    n_parallel=settings.n_parallel,
+                    n_ctx=settings.n_ctx,
+                    n_batch=settings.n_batch,
+                    n_threads=n_threads,
+                    saved_bytes=settings.kv_cache_mb << 20,
+                    detokenize=lambda t: llm.detokenize(t).decode("utf-8", errors="ignore"),
                 )
             except (ValueError, RuntimeError) as e:
                 raise UserError(
@@ -134,13 +144,14 @@ class LlamaCppModel:
         self._info = ModelInfo(
             path=self.path,
             name=meta.get("general.name") or self.path.stem,
-            n_ctx=llm.n_ctx(),
+            n_ctx=settings.n_ctx,
             n_ctx_train=int(_context_length(meta) or 0),
             n_threads=n_threads,
             n_gpu_layers=settings.n_gpu_layers,
             chat_template="from the GGUF" if template else "plain (the GGUF has none)",
             llama_cpp_version=llama_cpp.__version__,
         )
+        self._decoder = decoder
         self._llm = llm
 
     @property
@@ -207,28 +218,23 @@ class LlamaCppModel:
             return True
         return len(self.prompt_tokens(system, user)) + answer_tokens <= self.info.n_ctx
 
-    def _grammar(self, schema: dict):
-        import llama_cpp
-
+    def _grammar(self, schema: dict) -> str:
         key = json.dumps(schema, sort_keys=True)
-        if key in self._grammars:
-            self._grammars.move_to_end(key)
-            return self._grammars[key]
-        with _quiet_stderr():
-            grammar = llama_cpp.LlamaGrammar.from_string(grammar_text(schema), verbose=False)
-        self._grammars[key] = grammar
-        if len(self._grammars) > GRAMMARS_KEPT:
-            self._grammars.popitem(last=False)
-        return grammar
+        with self._lock:
+            if key in self._grammars:
+                self._grammars.move_to_end(key)
+                return self._grammars[key]
+        text = grammar_text(schema)
+        with self._lock:
+            self._grammars[key] = text
+            if len(self._grammars) > GRAMMARS_KEPT:
+                self._grammars.popitem(last=False)
+        return text
 
     def complete(self, request: Request) -> Completion:
-        # One llama.cpp context is not thread-safe: agents thinking in parallel take turns.
-        with self._lock:
-            return self._complete(request)
-
-    def _complete(self, request: Request) -> Completion:
-        import llama_cpp
-
+        """Answers ``request``; calls made at once from several threads (agents thinking in
+        parallel) are decoded together."""
+        self._load()
         tokens = self.prompt_tokens(request.system, request.user)
         room = self._info.n_ctx - len(tokens)
         if room < min(request.max_tokens, ANSWER_ROOM):
@@ -239,92 +245,21 @@ class LlamaCppModel:
                 field="llm.n_ctx",
                 fix="raise the context: --n-ctx, or n_ctx under [llm] in a --config file",
             )
-        grammar = self._grammar(request.schema) if request.schema is not None else None
-        key = request.system
-        self._prefixes.restore(self._llm, key, tokens)
-        ctx = self._llm._ctx.ctx
-        llama_cpp.llama_perf_context_reset(ctx)
-        start = time.perf_counter()
-        out = self._llm.create_completion(
-            tokens,
+        job = Job(
+            tokens=tokens,
+            key=request.system,
+            grammar=self._grammar(request.schema) if request.schema is not None else None,
             max_tokens=min(request.max_tokens, room),
             temperature=request.temperature,
             top_p=request.top_p,
             seed=request.seed,
-            grammar=grammar,
             presence_penalty=request.presence_penalty,
         )
-        seconds = time.perf_counter() - start
-        evaluated = llama_cpp.llama_perf_context(ctx).n_p_eval
-        self._prefixes.save(self._llm, key)
-        return Completion(
-            text=out["choices"][0]["text"],
-            prompt_tokens=len(tokens),
-            reused_tokens=max(0, len(tokens) - evaluated),
-            generated_tokens=out["usage"]["completion_tokens"],
-            seconds=seconds,
-        )
-
-
-class PrefixStates:
-    """KV-cache states saved per system text (the preamble and an agent's identity).
-
-    llama.cpp only reuses the prefix its context still holds, and calls for different agents
-    interleave; restoring the agent's own saved state before its call turns hundreds of
-    prompt tokens into a copy of a few megabytes. Least recently used states go first.
-    """
-
-    def __init__(self, capacity_bytes: int) -> None:
-        self.capacity = capacity_bytes
-        self._states: OrderedDict[str, tuple[list[int], object, int]] = OrderedDict()
-
-    def save(self, llm, key: str) -> None:
-        import llama_cpp
-
-        if self.capacity <= 0:
-            return
-        ctx = llm._ctx.ctx
-        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
-        buffer = (ctypes.c_uint8 * size)()
-        used = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
-        self._states.pop(key, None)
-        self._states[key] = (list(llm.input_ids[: llm.n_tokens]), buffer, used)
-        while self._states and sum(s[2] for s in self._states.values()) > self.capacity:
-            self._states.popitem(last=False)
-
-    def restore(self, llm, key: str, tokens: list[int]) -> None:
-        """Load the saved state for ``key`` if it shares more of ``tokens`` than the live
-        context does."""
-        import llama_cpp
-
-        saved = self._states.get(key)
-        if saved is None:
-            return
-        saved_tokens, buffer, used = saved
-        if _common(saved_tokens, tokens) <= _common(llm.input_ids[: llm.n_tokens], tokens):
-            return
-        llm._ctx.kv_cache_clear()
-        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, used, 0) != used:
-            llm._ctx.kv_cache_clear()  # a failed restore: evaluate from scratch
-            llm.n_tokens = 0
-            return
-        llm.input_ids[: len(saved_tokens)] = saved_tokens
-        llm.n_tokens = len(saved_tokens)
-        llm._requires_eval = True  # logits are not restored: re-evaluate the last token
-        self._states.move_to_end(key)
+        return self._decoder.complete(job).result
 
 
 def _token_text(llm, token: int) -> str:
     return llm._model.token_get_text(token) if token >= 0 else ""
-
-
-def _common(a, b) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 def _context_length(meta: dict[str, str]) -> str | None:

@@ -1,0 +1,417 @@
+"""Many answers decoded at once in one llama.cpp context.
+
+On a CPU a forward pass reads every weight once whether it carries one token or several, so
+residents whose calls are under way together share passes: each call is a sequence of its
+own in one context (a unified KV cache), and every pass carries the next token of each
+sequence that is generating plus the prompt tokens of those still reading their prompt.
+
+A call's prompt starts from the longest prefix of it already in the cache: its own sequence's
+last prompt (an agent asks again with the same system text), another sequence's (the shared
+preamble), or a state saved when a sequence was given to another agent.
+
+Sampling checks the sampled token against the grammar and masks the whole vocabulary only
+when the grammar rejects it (as llama.cpp's own common sampler does): the grammar otherwise
+costs more than the forward pass. An answer ends as soon as its grammar is complete.
+
+Answers can depend on which calls shared their passes (the floating-point sums of a pass
+differ with its size); the replay cache makes a rerun free and identical.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simulacra.llm.completion import Completion
+
+# Same sampling as llama-cpp-python's create_completion, which earlier answers were made with.
+TOP_K = 40
+MIN_P = 0.05
+PENALTY_LAST_N = 64
+# A saved prefix is worth restoring only when it saves more than copying it costs.
+MIN_RESTORE = 32
+
+_TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
+
+
+@dataclass
+class Job:
+    """One call: its prompt tokens and how to sample its answer."""
+
+    tokens: list[int]
+    key: str  # names the prefix worth keeping for the next call: the system text
+    grammar: str | None
+    max_tokens: int
+    temperature: float
+    top_p: float
+    seed: int
+    presence_penalty: float = 0.0
+    # filled while decoding
+    answer: list[int] = field(default_factory=list)
+    reused: int = 0
+    prefill_seconds: float = 0.0
+    decode_seconds: float = 0.0
+    sample_seconds: float = 0.0
+    resampled: int = 0  # tokens the grammar rejected, sampled again under the mask
+    result: Completion | None = None
+    error: BaseException | None = None
+    started: float = 0.0
+
+
+@dataclass
+class _Slot:
+    seq: int
+    held: list[int] = field(default_factory=list)  # tokens whose KV the sequence holds
+    key: str | None = None
+    job: Job | None = None
+    pending: list[int] = field(default_factory=list)  # prompt tokens still to read
+    last_used: int = 0
+    chain: object = None
+    grammar: object = None
+
+
+class BatchDecoder:
+    """Decodes up to ``n_parallel`` calls together. ``complete`` is called from any thread:
+    the first caller decodes for everyone until no call is left, the others wait."""
+
+    def __init__(
+        self,
+        llm,
+        *,
+        n_parallel: int,
+        n_ctx: int,
+        n_batch: int,
+        n_threads: int,
+        saved_bytes: int,
+        detokenize,
+    ) -> None:
+        import llama_cpp
+
+        self._lib = llama_cpp
+        self.n_parallel = n_parallel
+        self.n_batch = n_batch
+        self._detokenize = detokenize
+        params = llama_cpp.llama_context_params.from_buffer_copy(llm.context_params)
+        params.n_ctx = n_ctx * n_parallel
+        params.n_batch = params.n_ubatch = n_batch
+        params.n_seq_max = n_parallel
+        params.kv_unified = True  # sequences share the preamble's cells
+        params.n_threads = params.n_threads_batch = n_threads
+        self._ctx = llama_cpp.llama_init_from_model(llm._model.model, params)
+        if self._ctx is None:
+            raise RuntimeError("llama.cpp could not create a context for batched decoding")
+        self._mem = llama_cpp.llama_get_memory(self._ctx)
+        self._vocab = llama_cpp.llama_model_get_vocab(llm._model.model)
+        self.n_vocab = llama_cpp.llama_vocab_n_tokens(self._vocab)
+        eot = llama_cpp.llama_vocab_eot(self._vocab)
+        self._end = eot if eot >= 0 else llama_cpp.llama_vocab_eos(self._vocab)
+        self._batch = llama_cpp.llama_batch_init(n_batch, 0, 1)
+        self._slots = [_Slot(seq=i) for i in range(n_parallel)]
+        self._saved = SavedPrefixes(saved_bytes)
+        self._ids = np.arange(self.n_vocab, dtype=np.int32)
+        self._cands = np.zeros(self.n_vocab, dtype=_TOKEN_DATA)
+        self._one = np.zeros(1, dtype=_TOKEN_DATA)
+        self._cond = threading.Condition()
+        self._waiting: list[Job] = []
+        self._leading = False
+        self._clock = 0
+
+    # -- the calling side ------------------------------------------------------------------
+
+    def complete(self, job: Job) -> Job:
+        with self._cond:
+            self._waiting.append(job)
+            while job.result is None and job.error is None:
+                if self._leading:
+                    self._cond.wait()
+                    continue
+                self._leading = True
+                self._cond.release()
+                try:
+                    self._lead()
+                finally:
+                    self._cond.acquire()
+                    self._leading = False
+                    self._cond.notify_all()
+        if job.error is not None:
+            raise job.error
+        return job
+
+    def _lead(self) -> None:
+        while True:
+            with self._cond:
+                while self._waiting and self._free_slot_exists():
+                    job = self._waiting.pop(0)
+                    try:
+                        self._admit(job)
+                    except Exception as e:  # noqa: BLE001 - raised in the thread that asked
+                        job.error = e
+                        self._cond.notify_all()
+            if not any(s.job for s in self._slots):
+                return
+            try:
+                self._step()
+            except BaseException as e:  # noqa: BLE001 - every call under way hears of it
+                self._fail_all(e)
+                raise
+
+    def _fail_all(self, error: BaseException) -> None:
+        with self._cond:
+            for slot in self._slots:
+                if slot.job is not None:
+                    slot.job.error = error
+                    self._release(slot, keep=False)
+            self._cond.notify_all()
+
+    def _free_slot_exists(self) -> bool:
+        return any(s.job is None for s in self._slots)
+
+    # -- admitting a call: the longest cached prefix ---------------------------------------
+
+    def _admit(self, job: Job) -> None:
+        lib, tokens = self._lib, job.tokens
+        limit = len(tokens) - 1  # the last prompt token is read again for its logits
+        free = [s for s in self._slots if s.job is None]
+        # The agent's own sequence if it is free, else the least recently used: a prefix
+        # shared with another agent (the preamble) is copied, not taken from it.
+        mine = [s for s in free if s.key == job.key]
+        own = mine[0] if mine else min(free, key=lambda s: s.last_used)
+        have = min(_common(own.held, tokens), limit)
+        donor = max(self._slots, key=lambda s: _common(s.held, tokens))
+        shared = min(_common(donor.held, tokens), limit)
+        saved = self._saved.best(tokens)
+        restore = min(_common(saved[0], tokens), limit) if saved else 0
+        if own.key is not None and own.key != job.key and own.held:
+            self._saved.save(self, own)  # the sequence goes to another agent: keep its state
+        if restore > max(have, shared) + MIN_RESTORE:
+            if self._saved.restore(self, saved, own.seq):
+                own.held, have = list(saved[0]), restore
+        elif shared > have and donor is not own:
+            lib.llama_memory_seq_rm(self._mem, own.seq, -1, -1)
+            lib.llama_memory_seq_cp(self._mem, donor.seq, own.seq, 0, shared)
+            own.held, have = tokens[:shared], shared
+        lib.llama_memory_seq_rm(self._mem, own.seq, have, -1)
+        own.held = own.held[:have]
+        own.key, own.job = job.key, job
+        own.pending = tokens[have:]
+        job.reused, job.started = have, time.perf_counter()
+        self._clock += 1
+        own.last_used = self._clock
+        own.chain, own.grammar = self._samplers(job)
+
+    def _samplers(self, job: Job):
+        lib = self._lib
+        chain = lib.llama_sampler_chain_init(lib.llama_sampler_chain_default_params())
+        if job.presence_penalty:
+            lib.llama_sampler_chain_add(
+                chain,
+                lib.llama_sampler_init_penalties(
+                    self.n_vocab, PENALTY_LAST_N, 1.0, 0.0, job.presence_penalty
+                ),
+            )
+        if job.temperature <= 0.0:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_greedy())
+        else:
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_k(TOP_K))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_top_p(job.top_p, 1))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_min_p(MIN_P, 1))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_temp(job.temperature))
+            lib.llama_sampler_chain_add(chain, lib.llama_sampler_init_dist(job.seed))
+        grammar = None
+        if job.grammar is not None:
+            grammar = lib.llama_sampler_init_grammar(
+                self._vocab, job.grammar.encode("utf-8"), b"root"
+            )
+            if not grammar:
+                lib.llama_sampler_free(chain)
+                raise ValueError("llama.cpp could not parse the answer's grammar")
+        return chain, grammar
+
+    # -- one forward pass for every call under way -----------------------------------------
+
+    def _step(self) -> None:
+        lib, batch = self._lib, self._batch
+        n = 0
+        reading: dict[int, int] = {}  # slot index -> prompt tokens in this pass
+        outputs: list[tuple[_Slot, int]] = []
+        generating = [s for s in self._slots if s.job is not None and not s.pending]
+        for slot in generating:
+            n = self._put(slot, slot.job.answer[-1], n, logits=True)
+            outputs.append((slot, n - 1))
+        for i, slot in enumerate(self._slots):
+            if slot.job is None or not slot.pending:
+                continue
+            take = slot.pending[: self.n_batch - n]
+            if not take:
+                break
+            for j, token in enumerate(take):
+                last = j == len(take) - 1 and len(take) == len(slot.pending)
+                n = self._put(slot, token, n, logits=last)
+            slot.pending = slot.pending[len(take) :]
+            reading[i] = len(take)
+            if not slot.pending:
+                outputs.append((slot, n - 1))
+        batch.n_tokens = n
+        start = time.perf_counter()
+        status = lib.llama_decode(self._ctx, batch)
+        if status == 1:  # no room in the KV cache: drop what idle sequences hold, retry
+            for slot in self._slots:
+                if slot.job is None and slot.held:
+                    self._saved.save(self, slot)
+                    lib.llama_memory_seq_rm(self._mem, slot.seq, -1, -1)
+                    slot.held, slot.key = [], None
+            status = lib.llama_decode(self._ctx, batch)
+        if status != 0:
+            raise RuntimeError(f"llama.cpp could not decode a batch (status {status})")
+        seconds = time.perf_counter() - start
+        for i, count in reading.items():
+            self._slots[i].job.prefill_seconds += seconds * count / n
+        for slot in generating:
+            slot.job.decode_seconds += seconds / n
+        for slot, index in outputs:
+            self._sample(slot, index)
+
+    def _put(self, slot: _Slot, token: int, n: int, *, logits: bool) -> int:
+        batch = self._batch
+        batch.token[n] = token
+        batch.pos[n] = len(slot.held)
+        batch.n_seq_id[n] = 1
+        batch.seq_id[n][0] = slot.seq
+        batch.logits[n] = logits
+        slot.held.append(token)
+        return n + 1
+
+    def _sample(self, slot: _Slot, index: int) -> None:
+        lib, job = self._lib, slot.job
+        start = time.perf_counter()
+        logits = np.ctypeslib.as_array(
+            lib.llama_get_logits_ith(self._ctx, index), shape=(self.n_vocab,)
+        )
+        token = self._pick(slot.chain, logits, mask=None)
+        if slot.grammar is not None and not self._allowed(slot.grammar, token):
+            job.resampled += 1
+            token = self._pick(slot.chain, logits, mask=slot.grammar)
+        lib.llama_sampler_accept(slot.chain, token)
+        done = bool(lib.llama_vocab_is_eog(self._vocab, token))
+        if not done:
+            job.answer.append(token)
+            if slot.grammar is not None:
+                lib.llama_sampler_accept(slot.grammar, token)
+                # Complete once the grammar would take the end: only blanks could follow.
+                done = self._allowed(slot.grammar, self._end)
+        job.sample_seconds += time.perf_counter() - start
+        if done or len(job.answer) >= job.max_tokens:
+            self._finish(slot)
+
+    def _pick(self, chain, logits: np.ndarray, *, mask) -> int:
+        lib, cands = self._lib, self._cands
+        cands["id"] = self._ids
+        cands["logit"] = logits
+        cands["p"] = 0.0
+        array = lib.llama_token_data_array(
+            data=cands.ctypes.data_as(lib.llama_token_data_p),
+            size=self.n_vocab,
+            selected=-1,
+            sorted=False,
+        )
+        if mask is not None:
+            lib.llama_sampler_apply(mask, ctypes.byref(array))
+        lib.llama_sampler_apply(chain, ctypes.byref(array))
+        return int(array.data[array.selected].id)
+
+    def _allowed(self, grammar, token: int) -> bool:
+        lib, one = self._lib, self._one
+        one["id"], one["logit"], one["p"] = token, 0.0, 0.0
+        array = lib.llama_token_data_array(
+            data=one.ctypes.data_as(lib.llama_token_data_p), size=1, selected=-1, sorted=False
+        )
+        lib.llama_sampler_apply(grammar, ctypes.byref(array))
+        return bool(np.isfinite(one["logit"][0]))
+
+    def _finish(self, slot: _Slot) -> None:
+        job = slot.job
+        text = self._detokenize(job.answer)
+        job.result = Completion(
+            text=text,
+            prompt_tokens=len(job.tokens),
+            reused_tokens=job.reused,
+            generated_tokens=len(job.answer),
+            seconds=time.perf_counter() - job.started,
+            prefill_seconds=job.prefill_seconds,
+            decode_seconds=job.decode_seconds,
+            sample_seconds=job.sample_seconds,
+            resampled_tokens=job.resampled,
+        )
+        with self._cond:
+            self._release(slot, keep=True)
+            self._cond.notify_all()
+
+    def _release(self, slot: _Slot, *, keep: bool) -> None:
+        lib = self._lib
+        for sampler in (slot.chain, slot.grammar):
+            if sampler:
+                lib.llama_sampler_free(sampler)
+        slot.chain = slot.grammar = None
+        if not keep:  # a failed call: what the sequence holds is not known to be whole
+            lib.llama_memory_seq_rm(self._mem, slot.seq, -1, -1)
+            slot.held, slot.key = [], None
+        slot.job, slot.pending = None, []
+
+    def close(self) -> None:
+        if self._ctx is not None:
+            self._lib.llama_batch_free(self._batch)
+            self._lib.llama_free(self._ctx)
+            self._ctx = None
+
+
+class SavedPrefixes:
+    """KV states of sequences given to another agent, by system text, least recently used
+    dropped first: restoring one turns hundreds of prompt tokens into a copy of megabytes."""
+
+    def __init__(self, capacity_bytes: int) -> None:
+        self.capacity = capacity_bytes
+        self._states: OrderedDict[str, tuple[list[int], object, int]] = OrderedDict()
+
+    def save(self, decoder: BatchDecoder, slot: _Slot) -> None:
+        lib = decoder._lib
+        if self.capacity <= 0 or not slot.held or slot.key is None:
+            return
+        size = lib.llama_state_seq_get_size(decoder._ctx, slot.seq)
+        buffer = (ctypes.c_uint8 * size)()
+        used = lib.llama_state_seq_get_data(decoder._ctx, buffer, size, slot.seq)
+        self._states.pop(slot.key, None)
+        self._states[slot.key] = (list(slot.held), buffer, used)
+        while self._states and sum(s[2] for s in self._states.values()) > self.capacity:
+            self._states.popitem(last=False)
+
+    def best(self, tokens: list[int]) -> tuple[list[int], object, int] | None:
+        if not self._states:
+            return None
+        return max(self._states.values(), key=lambda s: _common(s[0], tokens))
+
+    def restore(self, decoder: BatchDecoder, saved, seq: int) -> bool:
+        held, buffer, used = saved
+        lib = decoder._lib
+        if lib.llama_state_seq_set_data(decoder._ctx, buffer, used, seq) != used:
+            lib.llama_memory_seq_rm(decoder._mem, seq, -1, -1)
+            return False
+        return True
+
+
+def _common(a: list[int], b: list[int]) -> int:
+    n = min(len(a), len(b))
+    if a[:n] == b[:n]:
+        return n
+    lo, hi = 0, n  # a binary search on list slices: prompts are thousands of tokens
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

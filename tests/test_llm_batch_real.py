@@ -1,0 +1,107 @@
+"""Calls decoded together in one llama.cpp context, on the embedded SmolLM2-135M."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from pydantic import create_model
+
+from simulacra.llm.interface import Prompt
+from simulacra.llm.schema import Answer, one_of, text
+
+pytestmark = pytest.mark.real
+
+PLACES = ["Hobbs Cafe: counter", "Johnson Park: bench", "Oak Hill College: library desk"]
+Plan = create_model("Plan", __base__=Answer, place=(one_of(PLACES), ...), doing=(text(40), ...))
+
+
+def prompt(name: str, task: str) -> Prompt:
+    return Prompt("plan", f"You are {name}, who lives in Smallville.", task, agent=name)
+
+
+def ask_at_once(model, prompts: list[Prompt]) -> list:
+    answers: list = [None] * len(prompts)
+    errors: list[BaseException] = []
+
+    def ask(i: int) -> None:
+        try:
+            answers[i] = model.generate(prompts[i], Plan, seed=i)
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(len(prompts))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=300)
+    assert not errors, errors
+    return answers
+
+
+def test_calls_made_at_once_decode_together_and_all_parse(real_model):
+    names = ["Isabella Rodriguez", "Maria Lopez", "Klaus Mueller", "Sam Moore", "Tom Moreno"]
+    prompts = [prompt(n, f"Where does {n} go this morning, and to do what?") for n in names]
+    answers = ask_at_once(real_model, prompts)  # five calls for four sequences: one waits
+    assert all(a.place in PLACES and a.doing for a in answers)
+    entries = [e for e in _entries(real_model)]
+    assert len(entries) == 5 and all(e["parsed"] for e in entries)
+    # Where the time went is logged for every call, and adds up to no more than its seconds.
+    for e in entries:
+        parts = e["prefill_s"] + e["decode_s"] + e["sample_s"]
+        assert 0 < parts <= e["seconds"] + 1e-3
+
+
+def test_an_agent_asking_again_reads_only_what_changed(real_model):
+    maria = prompt("Maria Lopez", "What does Maria do at 9:00?")
+    klaus = prompt("Klaus Mueller", "What does Klaus do at 9:00?")
+    for p, seed in ((maria, 1), (klaus, 1), (maria, 2)):
+        real_model.generate(p, Plan, seed=seed)
+    entries = _entries(real_model)
+    # Maria's second call finds her whole prompt in her sequence although Klaus's call came
+    # between (only the last token is read again, for its logits), and Klaus's call copied
+    # the shared start of the prompt from hers.
+    assert entries[2]["reused_tokens"] == entries[2]["prompt_tokens"] - 1
+    assert entries[1]["reused_tokens"] > 0
+
+
+def test_the_grammar_ends_an_answer_without_a_pass_for_the_end_token(real_model):
+    answer = real_model.generate(prompt("Sam Moore", "Where is Sam at noon?"), Plan, seed=3)
+    assert answer.place in PLACES
+    entry = _entries(real_model)[-1]
+    # The grammar is checked token by token, and the whole vocabulary masked only on a reject.
+    assert entry["resampled"] < entry["generated_tokens"]
+
+
+def _entries(model) -> list[dict]:
+    import json
+
+    lines = model.log.path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines]
+
+
+def test_a_batched_town_run_reruns_free_and_identical(tmp_path, real_embedder):
+    from pathlib import Path
+
+    from simulacra.settings import Settings
+    from simulacra.sim.eventlog import EVENTS_FILE
+    from simulacra.sim.simulation import Simulation
+
+    world = Path(__file__).resolve().parent.parent / "worlds" / "smallville-3"
+
+    def run(out):
+        settings = Settings()
+        settings.llm.cache_dir = tmp_path / "cache"
+        settings.engine.concurrency = 4  # the residents' day plans are decoded together
+        sim = Simulation.create(world, out, hours=0.1, settings=settings, embedder=real_embedder)
+        sim.run()
+        totals = sim.model.log.totals
+        sim.close()
+        return totals
+
+    first = run(tmp_path / "first")
+    assert first.calls > 0 and first.parse_failures == 0
+    again = run(tmp_path / "again")
+    assert again.calls == 0 and again.cache_hits == first.calls
+    events = (tmp_path / "first" / EVENTS_FILE).read_bytes()
+    assert (tmp_path / "again" / EVENTS_FILE).read_bytes() == events
