@@ -7,7 +7,9 @@ sequence that is generating plus the prompt tokens of those still reading their 
 
 A call's prompt starts from the longest prefix of it already in the cache: its own sequence's
 last prompt (an agent asks again with the same system text), another sequence's (the shared
-preamble), or a state saved when a sequence was given to another agent.
+preamble), or a state saved after an earlier call of the same agent and template (its fixed
+instructions come before what changes), restored in a copy of megabytes instead of hundreds
+of prompt tokens read again.
 
 Sampling checks the sampled token against the grammar and masks the whole vocabulary only
 when the grammar rejects it (as llama.cpp's own common sampler does): the grammar otherwise
@@ -44,7 +46,8 @@ class Job:
     """One call: its prompt tokens and how to sample its answer."""
 
     tokens: list[int]
-    key: str  # names the prefix worth keeping for the next call: the system text
+    key: str  # whose call: the system text (an agent's calls go to the same sequence)
+    kind: str  # the template: its state is kept for the agent's next call of the same kind
     grammar: str | None
     max_tokens: int
     temperature: float
@@ -186,8 +189,6 @@ class BatchDecoder:
         shared = min(_common(donor.held, tokens), limit)
         saved = self._saved.best(tokens)
         restore = min(_common(saved[0], tokens), limit) if saved else 0
-        if own.key is not None and own.key != job.key and own.held:
-            self._saved.save(self, own)  # the sequence goes to another agent: keep its state
         if restore > max(have, shared) + MIN_RESTORE:
             if self._saved.restore(self, saved, own.seq):
                 own.held, have = list(saved[0]), restore
@@ -262,7 +263,6 @@ class BatchDecoder:
         if status == 1:  # no room in the KV cache: drop what idle sequences hold, retry
             for slot in self._slots:
                 if slot.job is None and slot.held:
-                    self._saved.save(self, slot)
                     lib.llama_memory_seq_rm(self._mem, slot.seq, -1, -1)
                     slot.held, slot.key = [], None
             status = lib.llama_decode(self._ctx, batch)
@@ -347,6 +347,7 @@ class BatchDecoder:
             sample_seconds=job.sample_seconds,
             resampled_tokens=job.resampled,
         )
+        self._saved.save(self, slot, f"{job.kind}\0{job.key}")
         with self._cond:
             self._release(slot, keep=True)
             self._cond.notify_all()
@@ -370,22 +371,21 @@ class BatchDecoder:
 
 
 class SavedPrefixes:
-    """KV states of sequences given to another agent, by system text, least recently used
-    dropped first: restoring one turns hundreds of prompt tokens into a copy of megabytes."""
+    """KV states after calls, one per agent and template, least recently used dropped first."""
 
     def __init__(self, capacity_bytes: int) -> None:
         self.capacity = capacity_bytes
         self._states: OrderedDict[str, tuple[list[int], object, int]] = OrderedDict()
 
-    def save(self, decoder: BatchDecoder, slot: _Slot) -> None:
+    def save(self, decoder: BatchDecoder, slot: _Slot, name: str) -> None:
         lib = decoder._lib
-        if self.capacity <= 0 or not slot.held or slot.key is None:
+        if self.capacity <= 0 or not slot.held:
             return
         size = lib.llama_state_seq_get_size(decoder._ctx, slot.seq)
         buffer = (ctypes.c_uint8 * size)()
         used = lib.llama_state_seq_get_data(decoder._ctx, buffer, size, slot.seq)
-        self._states.pop(slot.key, None)
-        self._states[slot.key] = (list(slot.held), buffer, used)
+        self._states.pop(name, None)
+        self._states[name] = (list(slot.held), buffer, used)
         while self._states and sum(s[2] for s in self._states.values()) > self.capacity:
             self._states.popitem(last=False)
 

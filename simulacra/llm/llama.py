@@ -248,6 +248,7 @@ class LlamaCppModel:
         job = Job(
             tokens=tokens,
             key=request.system,
+            kind=request.template,
             grammar=self._grammar(request.schema) if request.schema is not None else None,
             max_tokens=min(request.max_tokens, room),
             temperature=request.temperature,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 from simulacra.agent import GenerativeAgent
@@ -115,7 +116,12 @@ class Simulation:
         sim.town.unlogged = dict.fromkeys(sim.residents, 1)
         for resident in sim.residents.values():
             sim.state.place(resident.name)
+
+        def seed(resident: Resident) -> None:
             resident.agent.remember([NewMemory(m) for m in resident.persona.seed_memories()], start)
+
+        # As lockstep tasks: the residents' ratings of their seed memories decode together.
+        sim.lockstep.run([partial(seed, r) for r in sim.residents.values()])
         sim.checkpoint()
         return sim
 
