@@ -49,6 +49,15 @@ class Doing:
 
 
 @dataclass(frozen=True)
+class Stay:
+    """A stretch of time one resident spent at one place (an address), over [start, end)."""
+
+    start: datetime
+    end: datetime
+    place: str
+
+
+@dataclass(frozen=True)
 class PlanItem:
     """A block of the hourly schedule (with its end), or an item of the day plan's broad
     strokes (``end`` None: it lasts until the next)."""
@@ -89,6 +98,7 @@ class DayLog:
     now: datetime  # the time after the last logged step
     step: int  # steps logged
     doings: dict[str, list[Doing]] = field(default_factory=dict)
+    stays: dict[str, list[Stay]] = field(default_factory=dict)
     schedules: dict[str, dict[date, list[PlanItem]]] = field(default_factory=dict)
     outlines: dict[str, dict[date, list[PlanItem]]] = field(default_factory=dict)
     states: list[StateChange] = field(default_factory=list)
@@ -100,13 +110,13 @@ class DayLog:
         days = self.schedules.get(name, {})
         return sorted((b for d in sorted(days) for b in days[d]), key=lambda b: b.start)
 
-    def places(self, name: str, start: datetime, end: datetime) -> list[str]:
-        """The addresses ``name`` used at some moment of [start, end)."""
-        found = []
-        for d in self.doings.get(name, []):
-            if d.start < end and d.end > start:
-                found += d.places
-        return list(dict.fromkeys(found))
+    def stays_within(self, name: str, start: datetime, end: datetime) -> list[Stay]:
+        """``name``'s stays that overlap [start, end), cut to it."""
+        return [
+            Stay(max(s.start, start), min(s.end, end), s.place)
+            for s in self.stays.get(name, [])
+            if s.start < end and s.end > start
+        ]
 
 
 def read_day_log(directory: Path) -> DayLog:
@@ -123,10 +133,12 @@ def read_day_log(directory: Path) -> DayLog:
         step=0,
     )
     current: dict[str, Doing] = {}
+    here: dict[str, Stay] = {}
     for record in read_events(path):
         end = meta.step_time(record.step + 1)
         log.step = record.step + 1
         _add_doings(log, current, record, end)
+        _add_stays(log, here, record, end)
         _add_plans(log, record)
         for address, state in record.objects.items():
             log.states.append(StateChange(record.time, address, state, _user(record, address)))
@@ -139,6 +151,8 @@ def read_day_log(directory: Path) -> DayLog:
             )
     for name, doing in current.items():
         log.doings.setdefault(name, []).append(doing)
+    for name, stay in here.items():
+        log.stays.setdefault(name, []).append(stay)
     if log.step == 0:
         raise UserError("no steps recorded yet", file=path, fix="run the simulation first")
     log.now = meta.step_time(log.step)
@@ -164,6 +178,17 @@ def _add_doings(log: DayLog, current: dict[str, Doing], record: StepRecord, end:
         if doing is not None:
             log.doings.setdefault(name, []).append(doing)
         current[name] = Doing(record.time, end, agent.activity, (agent.place,))
+
+
+def _add_stays(log: DayLog, here: dict[str, Stay], record: StepRecord, end: datetime) -> None:
+    for name, agent in record.agents.items():
+        stay = here.get(name)
+        if stay is not None and stay.place == agent.place:
+            here[name] = Stay(stay.start, end, stay.place)
+            continue
+        if stay is not None:
+            log.stays.setdefault(name, []).append(stay)
+        here[name] = Stay(record.time, end, agent.place)
 
 
 def _add_plans(log: DayLog, record: StepRecord) -> None:
