@@ -240,6 +240,29 @@ def test_an_event_of_another_day(text, day, broken):
     assert (other_day(text, at(day, "12:00").date()) is not None) is broken
 
 
+KLAUS, MARIA, ISABELLA = "Klaus Mueller", "Maria Lopez", "Isabella Rodriguez"
+
+
+@pytest.mark.parametrize(
+    ("speaker", "to", "line", "why"),
+    [  # lines of the 1.5B's mornings (scripts/results/morning.md, earlier versions)
+        (KLAUS, MARIA, "Klaus Mueller responded that yes, he was,", "names themself"),
+        (ISABELLA, MARIA, "Hi, Isabella! What's on your mind today?", "names themself"),
+        (KLAUS, MARIA, "I was thinking about your comment about Klaus' passion", "names themself"),
+        (KLAUS, MARIA, "Maria Lopez then asked Klaus how he's making progress", "speaks of"),
+        (ISABELLA, MARIA, "I know Maria Lopez and Klaus Mueller, two students", "speaks of"),
+        (MARIA, KLAUS, "I remember Klaus Mueller and Klaus Mueller is reading paper.", "speaks of"),
+        (KLAUS, MARIA, "Maria, I'm sorry to hear that. I miss you too.", None),
+        (MARIA, KLAUS, "Hi Klaus Mueller! Could you teach me this physics problem?", None),
+        (KLAUS, MARIA, "Hello, I'm Klaus Mueller, a sociology student.", None),  # introduced
+        (ISABELLA, KLAUS, "Hello Klaus, how can I help you today?", None),  # a barista's
+    ],
+)
+def test_who_a_line_names(speaker, to, line, why):
+    found = wording.bad_line(line, speaker, [to], [])
+    assert (found is None) if why is None else (why in found), found
+
+
 def test_prompt_and_schema_text():
     assert "at most 60" in wording.prompt_text("concluding their paper, at most 60 chars")
     assert "wake_up" in wording.prompt_text("setting the wake_up time")

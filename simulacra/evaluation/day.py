@@ -156,7 +156,7 @@ def _judge_lines(found, log: DayLog) -> None:
             partners = [n for n in chat.between if n != speaker]
             why = wording.prompt_text(text)
             kind = Kind.PROMPT if why else Kind.LINE
-            why = why or wording.bad_line(text, partners, earlier)
+            why = why or wording.bad_line(text, speaker, partners, earlier)
             found.add(kind, speaker, chat.time, "line", f"{speaker}: {text}", why)
             earlier.append(text)
 

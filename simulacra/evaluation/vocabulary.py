@@ -63,6 +63,7 @@ class LineWords(_Table):
     assistant: list[str]
     after_name: list[str]
     before_name: list[str]
+    introductions: list[str]
     echo_words: int = Field(ge=1)
     echo_share: float = Field(gt=0, le=1)
 

@@ -208,25 +208,65 @@ def echo(text: str, earlier: Sequence[str]) -> str | None:
     return None
 
 
+@cache
+def is_past_verb(word: str) -> bool:
+    """A verb in its past form ("asked", "said")."""
+    return any(word in getInflection(lemma, tag="VBD") for lemma in _verb_lemmas(word))
+
+
+def _named(t: str, name: str) -> list[re.Match]:
+    """Mentions of ``name`` (full, or first name alone) in plain text ``t``, each with the
+    word before it, a possessive, and the word after it."""
+    found = []
+    for said in dict.fromkeys((plain(name), plain(name).split()[0])):
+        pattern = rf"(?<![\w'])(?:([\w']+) )?({re.escape(said)})(?![\w])('s|')?( [\w']+)?"
+        found += list(re.finditer(pattern, t))
+    return found
+
+
+def _spoken_of(match: re.Match) -> bool:
+    words = vocabulary().line
+    before = match.group(1) or ""
+    after = (match.group(4) or "").strip()
+    return bool(
+        match.group(3)  # a possessive: "Maria's paper"
+        or after in words.after_name
+        or (after and (is_s_verb(after) or is_past_verb(after)))
+        or before in words.before_name
+    )
+
+
 def third_person(text: str, partners: Iterable[str]) -> str | None:
     """The partner spoken of by name while being spoken to: "Maria is right", "Maria's
-    paper", "with Klaus"; "Maria, do you..." and "Thanks, Maria" are fine."""
-    words = vocabulary().line
+    paper", "with Klaus", "Maria Lopez then asked"; "Maria, do you..." and "Thanks, Maria"
+    are fine."""
     t = plain(text)
     for partner in partners:
-        for said in dict.fromkeys((plain(partner), plain(partner).split()[0])):
-            for found in re.finditer(rf"(?<![\w])(\w+ )?{re.escape(said)}(?![\w])('s)?( \w+)?", t):
-                before, possessive, after = found.groups()
-                next_word = (after or "").strip()
-                if (
-                    possessive
-                    or next_word in words.after_name
-                    or (bool(next_word) and is_s_verb(next_word))
-                    or (before or "").strip() in words.before_name
-                ):
-                    return f"speaks of {partner} to {partner}: {found.group(0).strip()!r}"
+        for match in _named(t, partner):
+            if _spoken_of(match):
+                return f"speaks of {partner} to {partner}: {match.group(0).strip()!r}"
     return None
 
 
-def bad_line(text: str, partners: Sequence[str], earlier: Sequence[str]) -> str | None:
-    return assistant_line(text) or echo(text, earlier) or third_person(text, partners)
+def own_name(text: str, speaker: str) -> str | None:
+    """The speaker's own name in their line, outside an introduction ("I'm Klaus"): the
+    model narrating ("Klaus Mueller responded that...") or greeting itself ("Hi, Isabella!")."""
+    t = plain(text)
+    intros = vocabulary().line.introductions
+    for said in dict.fromkeys((plain(speaker), plain(speaker).split()[0])):
+        for found in re.finditer(rf"(?<![\w']){re.escape(said)}(?![\w])", t):
+            if not any(t[: found.start()].rstrip().endswith(i) for i in intros):
+                near = t[max(0, found.start() - 20) : found.end() + 20]
+                return f"{speaker} names themself: {near!r}"
+    return None
+
+
+def bad_line(
+    text: str, speaker: str, partners: Sequence[str], earlier: Sequence[str]
+) -> str | None:
+    return (
+        assistant_line(text)
+        or echo(text, earlier)
+        or third_person(text, partners)
+        or own_name(text, speaker)
+    )
