@@ -6,31 +6,33 @@
 Runs without the replay cache and writes a short Markdown table: where each resident was at
 half past each hour and whether that fits their persona (home, work or school, or a place
 they usually go), the conversations and what was said, reflections, object states changed,
-parse failures, invalid places, model calls and seconds. The file is committed, so a prompt
-or model change shows up as a diff.
+the day judge's counts of what reads broken (`simulacra eval day`), parse failures, invalid
+places, model calls and seconds. The file is committed, so a prompt or model change shows up
+as a diff.
 """
 
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import tempfile
 from collections import Counter
-from datetime import timedelta
 from pathlib import Path
 
-from simulacra.llm import resolve_model
-from simulacra.settings import Settings
+from benchrun import (
+    ROOT,
+    add_run_options,
+    bench_settings,
+    cost_rows,
+    count_kind,
+    judge_section,
+    run_kept,
+    sector,
+)
+
+from simulacra.evaluation.day import evaluate_days
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
-from simulacra.sim.simulation import Simulation
 from simulacra.sim.stats import run_stats
 from simulacra.world import load_world
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def sector(address: str | None) -> str:
-    return (address or "the street").split(":")[0].strip()
 
 
 def fits(persona, address: str | None) -> str:
@@ -48,39 +50,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--world", type=Path, default=ROOT / "worlds" / "smallville-3")
     parser.add_argument("--hours", type=float, default=5.0)
-    parser.add_argument("--model", type=Path, help="a GGUF file (default: the resolved model)")
     parser.add_argument("--out", type=Path, default=ROOT / "scripts" / "results" / "morning.md")
-    parser.add_argument(
-        "--keep", type=Path, help="write the run here instead of a temp dir; if it is there, go on"
-    )
-    parser.add_argument(
-        "--as-is", action="store_true", help="summarise the kept run as it stands, without running"
-    )
-    parser.add_argument(
-        "--seed",
-        type=int,
-        help="the model's seed (default: settings); one meeting in a morning "
-        "turns on a few sampled decisions, so other seeds show the spread",
-    )
+    add_run_options(parser)
     args = parser.parse_args()
 
-    settings = Settings()
-    settings.llm.cache = False  # measure the model, not the replay cache
-    settings.llm.model = args.model
-    if args.seed is not None:
-        settings.llm.seed = args.seed
-    model_file = resolve_model(args.model, cache_dir=settings.llm.cache_dir).path
+    settings, model_name = bench_settings(args)
     with tempfile.TemporaryDirectory() as tmp:
         run = args.keep or Path(tmp) / "run"
-        if (run / "meta.json").is_file():  # a kept run that was stopped: go on from there
-            sim = Simulation.resume(run)  # with the settings it was made with
-        else:
-            sim = Simulation.create(args.world, run, hours=args.hours, settings=settings)
-        if not args.as_is:
-            sim.run()
-        seconds = sim.engine.wall()  # stepping only, over every session of the run
-        sim.close()
-        report = summarise(run, args.world, model_file.name, seconds, sim.settings.llm.seed)
+        seconds, seed = run_kept(
+            args.world,
+            run,
+            hours=args.hours,
+            settings=settings,
+            as_is=args.as_is,
+            gpu_layers=args.gpu_layers,
+        )
+        report = summarise(run, args.world, model_name, seconds, seed)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report, encoding="utf-8")
     print(report)
@@ -133,12 +118,11 @@ def summarise(run: Path, world_dir: Path, model_name: str, seconds: float, seed:
         if state != "idle"
     )
     lines.append("; ".join(f"{text} ({n}×)" if n > 1 else text for text, n in changes.items()))
-    reflections = _count_kind(run, "reflection")
+    reflections = count_kind(run, "reflection")
     total = sum(verdicts.values())
     fitting = total - verdicts["**odd**"]
-    t = stats.calls
+    lines += ["", *judge_section(evaluate_days(run))]
     lines += [
-        "",
         "## Totals",
         "",
         "| measure | value |",
@@ -147,21 +131,10 @@ def summarise(run: Path, world_dir: Path, model_name: str, seconds: float, seed:
         f"| conversations | {len(chats)} |",
         f"| reflections | {reflections} |",
         f"| object state changes | {sum(changes.values())} |",
-        f"| parse failures | {t.parse_failures} |",
-        f"| invalid places | {stats.invalid_places} |",
-        f"| model calls | {t.calls} |",
-        f"| prompt tokens (reused from the KV cache) | {t.prompt_tokens:,} ({t.reuse_share:.0%}) |",
-        f"| generated tokens | {t.generated_tokens:,} |",
-        f"| wall time | {timedelta(seconds=round(seconds))} "
-        f"({seconds / max(stats.game_hours, 1e-9):.0f} s per game-hour) |",
+        *cost_rows(stats, seconds),
         "",
     ]
     return "\n".join(lines)
-
-
-def _count_kind(run: Path, kind: str) -> int:
-    with sqlite3.connect(run / "memory.sqlite") as db:
-        return db.execute("SELECT COUNT(*) FROM memories WHERE kind = ?", (kind,)).fetchone()[0]
 
 
 if __name__ == "__main__":

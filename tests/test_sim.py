@@ -9,7 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -294,6 +294,22 @@ def test_agents_can_be_chosen(tmp_path, word_embedder):
     sim = create_with(tmp_path, word_embedder, ["Maria Lopez"])
     assert list(sim.residents) == ["Maria Lopez"]
     sim.close()
+
+
+def test_a_run_can_start_at_another_time_than_its_scenario(tmp_path, word_embedder):
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
+    start = datetime(2023, 2, 14, 16, 0)
+    sim = Simulation.create(
+        WORLD, tmp_path / "r", hours=0.01, settings=settings, model=model,
+        embedder=word_embedder, start=start,
+    )  # fmt: skip
+    sim.run()
+    sim.close()
+    assert rundir.read_meta(tmp_path / "r").start == start
+    first = next(read_events(tmp_path / "r" / EVENTS_FILE))
+    assert first.time == start and first.memories  # the seed memories, made at the start
 
 
 def test_an_unknown_agent_is_named_with_the_fix(tmp_path, word_embedder):

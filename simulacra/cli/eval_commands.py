@@ -1,4 +1,4 @@
-"""`simulacra eval interview` and `simulacra eval town`: the paper's evaluation of a run."""
+"""`simulacra eval interview`, `eval town` and `eval day`: the evaluation of a run."""
 
 from __future__ import annotations
 
@@ -125,3 +125,28 @@ def town(
     )
     console.print(town_table(result))
     console.print(f"answers: {directory / EVAL_DIR / TOWN_FILE}")
+
+
+@eval_group.command("day")
+@SIM_DIR
+@click.option(
+    "--examples",
+    type=click.IntRange(0, 100),
+    default=3,
+    show_default=True,
+    help="Examples shown of each kind in each resident-day.",
+)
+def day(directory: Path, examples: int) -> None:
+    """What a reader of DIRECTORY would call broken, counted per resident and game day: the
+    prompt's own text, an activity that is not a doing, an action held far past its plan,
+    sleeping, eating or washing out of place, an event of another day, a line like an
+    assistant's, an echo or the partner in the third person, an object state that is not a
+    state. No model is asked; it measures and changes nothing."""
+    from simulacra.evaluation.day import evaluate_days
+    from simulacra.evaluation.records import DAY_SUMMARY, EVAL_DIR
+    from simulacra.evaluation.results import day_tables
+
+    result = evaluate_days(directory)
+    for table in day_tables(result, examples):
+        console.print(table)
+    console.print(f"findings: {directory / EVAL_DIR / DAY_SUMMARY}")

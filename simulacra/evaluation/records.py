@@ -21,6 +21,7 @@ JUDGMENTS_FILE = "judgments.jsonl"
 TOWN_FILE = "town.jsonl"
 INTERVIEW_SUMMARY = "interview.json"
 TOWN_SUMMARY = "town.json"
+DAY_SUMMARY = "day.json"  # the day judge's counts and findings
 
 R = TypeVar("R", bound=BaseModel)
 

@@ -7,11 +7,14 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 from rich.table import Table
+from rich.text import Text
 
 from simulacra.evaluation.conditions import PAPER_ORDER, PAPER_TRUESKILL, Condition
+from simulacra.evaluation.day import DayResult, Kind
 from simulacra.evaluation.judge import trueskill_ratings
 from simulacra.evaluation.records import InterviewRecord, Judgment
 from simulacra.evaluation.town import TownResult
+from simulacra.text import printable
 
 
 class ConditionRow(BaseModel):
@@ -151,3 +154,40 @@ def town_table(result: TownResult) -> Table:
         f"{paper_h}/{paper_n} ({paper_h / paper_n:.1%})",
     )
     return table
+
+
+def day_tables(result: DayResult, examples: int = 3) -> list[Table]:
+    """The day judge's counts per resident-day and kind, then up to ``examples`` findings of
+    each kind in each resident-day."""
+    counts = Table(
+        title=f"The day judge: broken items per resident and game day, up to "
+        f"{result.time:%a %b %d %H:%M} (a text broken two ways is one item)",
+        title_justify="left",
+    )
+    counts.add_column("resident")
+    counts.add_column("day")
+    for kind in Kind:
+        counts.add_column(kind.column, justify="right")
+    counts.add_column("items", justify="right")
+    for d in result.days:
+        cells = [str(d.counts.get(k, 0) or "·") for k in Kind]
+        counts.add_row(d.agent or "(nobody at it)", f"{d.day:%a %b %d}", *cells, str(d.items))
+    totals = result.totals()
+    everything = sum(d.items for d in result.days)
+    counts.add_row("all", "", *[str(totals[k]) for k in Kind], str(everything))
+    counts.caption = "; ".join(f"{k.column}: {k.label}" for k in Kind)
+    shown = Table(title="Examples", title_justify="left")
+    for column in ("time", "resident", "kind", "what was written", "why"):
+        shown.add_column(column)
+    taken: dict[tuple[str, object, Kind], int] = {}
+    for f in result.findings:
+        key = (f.agent, f.day, f.kind)
+        taken[key] = taken.get(key, 0) + 1
+        if taken[key] > examples:
+            continue
+        seen = f" ({f.seen}×)" if f.seen > 1 else ""
+        # The model's words, shown as written: never read as markup or terminal controls.
+        text = Text(printable(f"{f.source}: {f.text}{seen}"))
+        why = Text(printable(f.why))
+        shown.add_row(f"{f.time:%a %H:%M}", f.agent or "—", f.kind.column, text, why)
+    return [counts, shown] if result.findings else [counts]

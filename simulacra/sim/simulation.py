@@ -87,7 +87,10 @@ class Simulation:
         agents: list[str] | None = None,
         model: StructuredModel | None = None,
         embedder: Embedder | None = None,
+        start: datetime | None = None,
     ) -> Simulation:
+        """A new run of ``world_folder`` in ``directory``, from the scenario's start or from
+        ``start`` (a benchmark's window), for ``hours`` game hours."""
         world = load_world(world_folder)
         names = [p.name for p in world.personas]
         if agents:
@@ -96,7 +99,7 @@ class Simulation:
                 _raise_unknown(unknown[0], names, world_folder)
             names = [n for n in names if n in agents]
         copy = rundir.prepare(directory, world)
-        start = world.scenario.start
+        start = start or world.scenario.start
         meta = rundir.Meta(
             world_folder=str(copy.relative_to(directory / rundir.WORLD_DIR)),
             world_source=str(world_folder),

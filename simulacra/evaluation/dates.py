@@ -1,0 +1,56 @@
+"""Days named in a resident's words: a holiday ("Valentine's Day") or a date ("February 14th")
+in a day plan or an activity, against the game date it is meant for. Spending Valentine's Day
+with Klaus on February 13 is an event of another day; preparing for it is not."""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from simulacra.evaluation.checks import plain
+from simulacra.evaluation.vocabulary import vocabulary
+
+_MONTHS = {
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
+    "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12,
+}  # fmt: skip
+_MONTH = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}\b")
+_DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b")
+
+
+def days_named(text: str, year: int) -> list[tuple[str, date]]:
+    """The holidays and dates ``text`` names, each with its day in ``year``."""
+    t = plain(text)
+    found = [(h.name, h.in_year(year)) for h in vocabulary().holiday if re.search(h.pattern, t)]
+    for match in _MONTH_DAY.finditer(t):
+        found += _date(match.group(0), match.group(1), match.group(2), year)
+    for match in _DAY_MONTH.finditer(t):
+        found += _date(match.group(0), match.group(2), match.group(1), year)
+    return found
+
+
+def _date(said: str, month: str, day: str, year: int) -> list[tuple[str, date]]:
+    try:
+        return [(said, date(year, _MONTHS[month[:3]], int(day)))]
+    except ValueError:  # "February 31": not a day
+        return []
+
+
+def speaks_of_another_day(text: str) -> bool:
+    """ "preparing for Valentine's Day", "the party tomorrow": the day is elsewhere in time."""
+    t = plain(text)
+    return any(re.search(r"\b" + re.escape(stem), t) for stem in vocabulary().calendar.elsewhere)
+
+
+def other_day(text: str, today: date) -> str | None:
+    """Why ``text``, in force on ``today``, is an event of another day; None when it is not."""
+    others = [(said, day) for said, day in days_named(text, today.year) if day != today]
+    if not others or speaks_of_another_day(text):
+        return None
+    said, day = others[0]
+    return f"names {said} ({day:%b %d}) on {today:%b %d}"

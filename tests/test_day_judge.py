@@ -1,0 +1,285 @@
+"""The day judge (`simulacra eval day`) on small written days: each kind of broken item that a
+reader of the issue's morning saw is counted for its resident and day, and a plain day has
+none."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from synthetic_run import Day, at
+
+from simulacra.cli.app import cli
+from simulacra.errors import UserError
+from simulacra.evaluation import vocabulary, wording
+from simulacra.evaluation.dates import other_day
+from simulacra.evaluation.day import Kind, evaluate_days, judge
+from simulacra.evaluation.daylog import read_day_log
+from simulacra.evaluation.records import DAY_SUMMARY, EVAL_DIR
+
+FIXTURE = Path(__file__).parent / "fixtures" / "run-smallville-3"
+NAMES = ["Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"]
+CAFE = "Hobbs Cafe: cafe: cafe counter"
+DORM = "Dorm for Oak Hill College"
+
+
+def counts(result, name: str, day: int) -> dict[Kind, int]:
+    found = [d for d in result.days if d.agent == name and d.day.day == day]
+    assert len(found) == 1, (name, day, result.days)
+    return {k: v for k, v in found[0].counts.items() if v}
+
+
+def the_issues_morning() -> Day:
+    """The two hours a new user saw (issue 31), written down."""
+    day = Day(at(13, "07:00"), at(13, "09:00"))
+    day.does(
+        "Klaus Mueller", at(13, "07:00"), "clothing", f"{DORM}: Klaus Mueller's room: wardrobe"
+    )
+    day.does("Klaus Mueller", at(13, "07:40"), "concluding their research paper, at most 60 chars}",
+             "Oak Hill College: library: library tables")  # fmt: skip
+    day.does("Isabella Rodriguez", at(13, "07:00"), "preparing food and serves customers", CAFE)
+    day.does("Isabella Rodriguez", at(13, "07:20"), "Isabella Rodriguez", CAFE)
+    day.does("Isabella Rodriguez", at(13, "07:30"), "brewing coffee", CAFE)
+    day.does("Isabella Rodriguez", at(13, "08:10"), "Isabella Rodriguez", CAFE)
+    day.does("Isabella Rodriguez", at(13, "08:20"), "brewing coffee", CAFE)
+    day.does("Maria Lopez", at(13, "07:00"), "sleeping", f"{DORM}: common room: sofa")
+    day.does("Maria Lopez", at(13, "08:00"), "studying physics", f"{DORM}: kitchen: kitchen table")
+    day.plans("Maria Lopez", at(13, "07:00"),
+              ("00:00", "08:00", "sleeping"), ("08:00", "09:00", "nothing"),
+              ("09:00", "18:00", "studying physics"),
+              ("18:00", "22:00", "spending Valentine's Day with Klaus Mueller"),
+              ("22:00", "24:00", "sleeping"))  # fmt: skip
+    day.says(
+        at(13, "08:30"),
+        ("Klaus Mueller", "Maria, could you help me with my paper on gentrification?"),
+        ("Maria Lopez", "I'm sorry, but I don't have experience with gentrification in cities."),
+        ("Klaus Mueller", "I'm sorry, I don't have any experience with gentrification in cities."),
+    )
+    plates = "a few plates and utensils on the table"
+    day.sets(at(13, "08:00"), f"{DORM}: kitchen: kitchen table", plates)
+    day.sets(at(13, "07:00"), f"{DORM}: common room: sofa", "sleeping")
+    return day
+
+
+def test_the_issues_morning_is_counted_per_resident_and_kind(tmp_path):
+    result = evaluate_days(the_issues_morning().write(tmp_path / "run"))
+    assert counts(result, "Klaus Mueller", 13) == {
+        Kind.NOT_DOING: 1,  # "clothing"
+        Kind.PROMPT: 1,  # "at most 60 chars}"
+        Kind.LINE: 1,  # his echo of Maria's apology, itself an assistant's
+    }
+    assert counts(result, "Isabella Rodriguez", 13) == {Kind.NOT_DOING: 2}
+    assert counts(result, "Maria Lopez", 13) == {
+        Kind.PLACE: 1,  # asleep on the common room's sofa
+        Kind.NOT_DOING: 1,  # "08:00-09:00 nothing"
+        Kind.OTHER_DAY: 1,  # Valentine's Day on the 13th
+        Kind.LINE: 1,  # "I'm sorry, but I don't have experience"
+        Kind.NOT_STATE: 2,  # plates on a table; a sofa "sleeping"
+    }
+    # The name as an activity at 07:20 and at 08:10 is one item, seen twice.
+    name = [f for f in result.findings if f.text == "Isabella Rodriguez"]
+    assert len(name) == 1 and name[0].seen == 2 and "a name" in name[0].why
+    # Written where the other evaluations write, as the records it printed.
+    data = json.loads((tmp_path / "run" / EVAL_DIR / DAY_SUMMARY).read_text())
+    assert data["step"] == result.step == 12
+    assert sum(sum(d["counts"].values()) for d in data["days"]) == sum(result.totals().values())
+    assert result.worst() == 6
+
+
+def test_the_command_prints_counts_and_examples(tmp_path):
+    day = the_issues_morning()
+    day.does("Isabella Rodriguez", at(13, "08:40"), "[red]brewing[/red] coffee", CAFE)
+    run = day.write(tmp_path / "run")
+    done = CliRunner().invoke(cli, ["eval", "day", str(run), "--examples", "1"])
+    assert done.exit_code == 0, done.output
+    for shown in ("Klaus Mueller", "not doing", "'clothing' alone", "prompt text", "day.json"):
+        assert shown in done.output
+    assert "[red]brewing" in done.output  # the model's words, not markup
+    missing = CliRunner().invoke(cli, ["eval", "day", str(tmp_path / "nowhere")])
+    assert isinstance(missing.exception, UserError) and "meta.json" in str(missing.exception)
+
+
+def test_a_plain_day_has_nothing_broken(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURE, run)  # the scripted half hour: Isabella invites Maria
+    result = evaluate_days(run)
+    assert [d.agent for d in result.days] == NAMES
+    assert result.findings == [] and result.worst() == 0
+
+
+def test_an_action_held_far_past_its_plan_block(tmp_path):
+    day = Day(at(13, "07:00"), at(14, "08:00"))
+    klaus = [("00:00", "07:00", "sleeping"), ("07:00", "08:00", "having breakfast"),
+             ("08:00", "09:00", "reading"), ("09:00", "23:00", "writing"),
+             ("23:00", "24:00", "sleeping")]  # fmt: skip
+    maria = [("00:00", "07:00", "sleeping"), ("07:00", "08:00", "reading"),
+             ("08:00", "08:30", "having breakfast"), ("08:30", "23:00", "studying"),
+             ("23:00", "24:00", "sleeping")]  # fmt: skip
+    for when in (at(13, "07:00"), at(14, "00:00")):
+        day.plans("Klaus Mueller", when, *klaus).plans("Maria Lopez", when, *maria)
+    table, bed = f"{DORM}: kitchen: kitchen table", f"{DORM}: Klaus Mueller's room: bed"
+    day.does("Klaus Mueller", at(13, "07:00"), "eating toast", table)  # 2h20 for 1h
+    day.does("Klaus Mueller", at(13, "09:20"), "writing his paper", f"{DORM}: common room: desk")
+    day.does("Klaus Mueller", at(13, "23:00"), "sleeping", bed)  # until 07:20: 20 min late
+    day.does("Klaus Mueller", at(14, "07:20"), "eating toast", table)
+    desk, bed = f"{DORM}: Maria Lopez's room: desk", f"{DORM}: Maria Lopez's room: bed"
+    day.does("Maria Lopez", at(13, "07:00"), "waking up", bed)
+    day.does("Maria Lopez", at(13, "07:30"), "reading", desk)  # until 08:45: past breakfast
+    day.does("Maria Lopez", at(13, "08:45"), "studying", desk)
+    day.does("Maria Lopez", at(13, "23:00"), "sleeping", bed)
+    day.does("Maria Lopez", at(14, "07:00"), "reading", desk)
+    result = judge(read_day_log(day.write(tmp_path / "run")))
+    held = [f for f in result.findings if f.kind is Kind.OVERRUN]
+    # Sleep over midnight (the two days' sleep blocks joined) and 20 minutes late are fine.
+    assert [(f.agent, f.text) for f in held] == [
+        ("Klaus Mueller", "eating toast"),
+        ("Maria Lopez", "reading"),
+    ]
+    assert "07:00-08:00 having breakfast" in held[0].why
+    assert "past the next plan item" in held[1].why
+    assert [f for f in result.findings if f.kind is not Kind.OVERRUN] == []
+
+
+def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path):
+    day = Day(at(13, "10:00"), at(13, "11:00"))
+    day.says(
+        at(13, "10:00"),
+        ("Isabella Rodriguez", "Hi Maria! I'm throwing a Valentine's Day party tomorrow."),
+        ("Maria Lopez", "Thanks, Isabella! I'd love to come. Can I bring Klaus?"),
+        ("Isabella Rodriguez", "Of course. Maria is always welcome at Hobbs Cafe."),
+        ("Maria Lopez", "As an AI language model, I cannot attend parties."),
+        ("Isabella Rodriguez", "See you there, Maria."),
+    )
+    day.says(
+        at(13, "10:30"),
+        ("Klaus Mueller", "I have been reading about gentrification in the library today."),
+        ("Isabella Rodriguez", "I have been reading about gentrification in the library too."),
+    )
+    result = judge(read_day_log(day.write(tmp_path / "run")))
+    lines = {f.text.split(": ", 1)[1]: f.why for f in result.findings if f.kind is Kind.LINE}
+    assert set(lines) == {
+        "Of course. Maria is always welcome at Hobbs Cafe.",
+        "As an AI language model, I cannot attend parties.",
+        "I have been reading about gentrification in the library too.",
+    }
+    assert "speaks of Maria Lopez" in lines["Of course. Maria is always welcome at Hobbs Cafe."]
+    assert "echoes" in lines["I have been reading about gentrification in the library too."]
+    assert counts(result, "Isabella Rodriguez", 13) == {Kind.LINE: 2}
+
+
+@pytest.mark.parametrize(
+    ("activity", "why"),
+    [
+        ("clothing", "alone reads as a thing"),
+        ("Isabella Rodriguez", "a name"),
+        ("Klaus is reading", "a name"),
+        ("nothing", "not a verb"),
+        ("morning routine", "not a verb"),
+        ("preparing food and serves customers", "two verb forms"),
+        ("setting up the tables and", "cut short"),
+        ("brewing coffee", None),
+        ("reading", None),
+        ("at the library", None),
+        ("preparing food and drinks for the party", None),
+        ("washing, dressing and having breakfast at home", None),
+        ("vlogging about her day", None),  # unknown to the lexicon, but -ing: a doing
+    ],
+)
+def test_what_is_a_doing(activity, why):
+    found = wording.not_doing(activity, NAMES)
+    assert (found is None) if why is None else (why in found)
+
+
+@pytest.mark.parametrize(
+    ("state", "broken"),
+    [
+        ("a few plates and utensils on the table", True),
+        ("sleeping", True),
+        ("in use", False),
+        ("being slept in", False),
+        ("brewing coffee", False),
+        ("a mess", False),
+    ],
+)
+def test_what_is_a_state(state, broken):
+    assert (wording.not_state(state) is not None) is broken
+
+
+@pytest.mark.parametrize(
+    ("activity", "address", "broken"),
+    [
+        ("sleeping", f"{DORM}: Maria Lopez's room: bed", False),
+        ("sleeping", f"{DORM}: common room: sofa", True),
+        ("having lunch", "Oak Hill College: library: library tables", True),
+        ("having lunch", "Hobbs Cafe: cafe: cafe tables", False),
+        ("taking a shower", "Isabella Rodriguez's apartment: bathroom: shower", False),
+        ("brushing her teeth", "Isabella Rodriguez's apartment: main room: bed", True),
+        ("washing dishes", "Hobbs Cafe: kitchen: kitchen sink", False),
+        ("reading", "Hobbs Cafe: cafe: cafe tables", False),  # neither kind: any place
+    ],
+)
+def test_sleeping_eating_and_washing_in_their_places(activity, address, broken):
+    assert (wording.place_for(activity, address) is not None) is broken
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "broken"),
+    [
+        ("spending Valentine's Day with Klaus Mueller", 13, True),
+        ("arriving at Hobbs Cafe for the party on February 14th", 13, True),
+        ("preparing decorations for the Valentine's Day party", 13, False),
+        ("hosting the Valentine's Day party at Hobbs Cafe", 14, False),
+        ("the party tomorrow, Feb 14", 13, False),
+        ("celebrating Christmas", 13, True),
+    ],
+)
+def test_an_event_of_another_day(text, day, broken):
+    assert (other_day(text, at(day, "12:00").date()) is not None) is broken
+
+
+KLAUS, MARIA, ISABELLA = "Klaus Mueller", "Maria Lopez", "Isabella Rodriguez"
+
+
+@pytest.mark.parametrize(
+    ("speaker", "to", "line", "why"),
+    [  # lines of the 1.5B's mornings (scripts/results/morning.md, earlier versions)
+        (KLAUS, MARIA, "Klaus Mueller responded that yes, he was,", "names themself"),
+        (ISABELLA, MARIA, "Hi, Isabella! What's on your mind today?", "names themself"),
+        (KLAUS, MARIA, "I was thinking about your comment about Klaus' passion", "names themself"),
+        (KLAUS, MARIA, "Maria Lopez then asked Klaus how he's making progress", "speaks of"),
+        (ISABELLA, MARIA, "I know Maria Lopez and Klaus Mueller, two students", "speaks of"),
+        (MARIA, KLAUS, "I remember Klaus Mueller and Klaus Mueller is reading paper.", "speaks of"),
+        (KLAUS, MARIA, "Maria, I'm sorry to hear that. I miss you too.", None),
+        (MARIA, KLAUS, "Hi Klaus Mueller! Could you teach me this physics problem?", None),
+        (KLAUS, MARIA, "Hello, I'm Klaus Mueller, a sociology student.", None),  # introduced
+        (ISABELLA, KLAUS, "Hello Klaus, how can I help you today?", None),  # a barista's
+    ],
+)
+def test_who_a_line_names(speaker, to, line, why):
+    found = wording.bad_line(line, speaker, [to], [])
+    assert (found is None) if why is None else (why in found), found
+
+
+def test_prompt_and_schema_text():
+    assert "at most 60" in wording.prompt_text("concluding their paper, at most 60 chars")
+    assert "wake_up" in wording.prompt_text("setting the wake_up time")
+    assert wording.prompt_text('{"activity": "reading"}') is not None
+    assert wording.prompt_text("what they do in this step") is not None
+    assert wording.prompt_text("Here's the plan: we meet at 5") is None
+
+
+def test_a_bad_vocabulary_is_a_one_line_error(tmp_path, monkeypatch):
+    bad = tmp_path / "day.toml"
+    source = vocabulary.VOCABULARY_FILE.read_text(encoding="utf-8")
+    bad.write_text(source.replace("echo_share = 0.8", "echo_share = 2"), encoding="utf-8")
+    monkeypatch.setattr(vocabulary, "VOCABULARY_FILE", bad)
+    vocabulary.vocabulary.cache_clear()
+    try:
+        with pytest.raises(UserError) as e:
+            vocabulary.vocabulary()
+        assert "day.toml" in str(e.value) and "line.echo_share" in str(e.value)
+    finally:
+        vocabulary.vocabulary.cache_clear()
