@@ -27,13 +27,16 @@ def main() -> None:
     parser.add_argument("--hours", type=float, default=2.0)
     parser.add_argument("--model", type=Path, help="a GGUF file (default: the embedded model)")
     parser.add_argument("--keep", type=Path, help="write the run here instead of a temp dir")
-    parser.add_argument("--concurrency", type=int, default=1, help="model calls at once")
+    parser.add_argument(
+        "--concurrency", type=int, help="model calls at once (default: engine.concurrency)"
+    )
     args = parser.parse_args()
 
     settings = Settings()
     settings.llm.cache = False  # measure the model, not the replay cache
     settings.llm.model = args.model
-    settings.engine.concurrency = args.concurrency
+    if args.concurrency:
+        settings.engine.concurrency = args.concurrency
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp) / "run"
         sim = Simulation.create(args.world, out, hours=args.hours, settings=settings)
