@@ -1,0 +1,109 @@
+"""Issue 33: nothing lost when the model fails. A town runs through the stand-in model server
+(tests/standin_server.py), which answers well and then fails: a run stays at its last
+complete checkpoint and resumes to the log an uninterrupted run writes."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from conftest import WordEmbedder
+from standin_server import StandIn
+
+from simulacra.llm import open_model
+from simulacra.llm.server import ServerError
+from simulacra.settings import LLMSettings, Settings
+from simulacra.sim import rundir
+from simulacra.sim.eventlog import EVENTS_FILE
+from simulacra.sim.simulation import Simulation
+
+ROOT = Path(__file__).resolve().parent.parent
+WORLD = ROOT / "worlds" / "smallville-3"
+HOURS = 0.5  # 180 steps: the morning plans, then a few decisions
+
+
+@pytest.fixture(autouse=True)
+def _no_backoff(monkeypatch):
+    monkeypatch.setattr("simulacra.llm.server._BACKOFF_SECONDS", (0.0,))
+
+
+def server_model(url: str, cache_dir: Path | None = None, **changes):
+    values = {"server": url, "server_retries": 0, "cache": cache_dir is not None, **changes}
+    if cache_dir is not None:
+        values["cache_dir"] = cache_dir
+    return open_model(LLMSettings(**values))
+
+
+def settings_for(url: str) -> Settings:
+    settings = Settings()
+    settings.llm.server = url
+    settings.sim.checkpoint_every = 7
+    return settings
+
+
+def start(directory: Path, url: str, **model) -> Simulation:
+    return Simulation.create(
+        WORLD,
+        directory,
+        hours=HOURS,
+        settings=settings_for(url),
+        model=server_model(url, **model),
+        embedder=WordEmbedder(),
+    )
+
+
+def resume(directory: Path, url: str, **model) -> Simulation:
+    return Simulation.resume(directory, model=server_model(url, **model), embedder=WordEmbedder())
+
+
+def events(directory: Path) -> str:
+    path = directory / EVENTS_FILE
+    return path.read_text("utf-8") if path.exists() else ""
+
+
+def checkpoint(directory: Path) -> dict:
+    with sqlite3.connect(directory / "memory.sqlite") as db:
+        (value,) = db.execute(
+            "SELECT value FROM state WHERE key = ?", (rundir.CHECKPOINT_KEY,)
+        ).fetchone()
+    return json.loads(value)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> str:
+    """The log of the run that nothing interrupted."""
+    directory = tmp_path_factory.mktemp("reference") / "run"
+    with StandIn() as server:
+        sim = start(directory, server.url)
+        sim.run()
+        sim.close()
+    return events(directory)
+
+
+# ---------------------------------------------------------------- 1. a failure mid-step
+
+
+@pytest.mark.parametrize("good", [6, 14, 20, 21])
+def test_a_server_failing_mid_step_leaves_the_last_checkpoint(tmp_path, reference, good):
+    """The set-up takes 3 answers and step 0 another 18, the next is at step 120: the server
+    fails early in step 0, half-way, at its last call, or in a later step."""
+    directory = tmp_path / "run"
+    with StandIn(good=good) as failing:
+        sim = start(directory, failing.url)
+        with pytest.raises(ServerError, match="HTTP 500"):
+            sim.run()
+        failed_at = sim.step_no
+        sim.close()
+    saved = checkpoint(directory)
+    assert saved["step"] <= failed_at and saved["step"] % 7 == 0
+    # What the log holds past the checkpoint is cut on resume; what it holds before is whole.
+    assert reference.startswith(events(directory))
+
+    with StandIn() as server:
+        sim = resume(directory, server.url)
+        assert sim.step_no == saved["step"]
+        sim.run()
+        sim.close()
+    assert events(directory) == reference
