@@ -12,7 +12,7 @@ import pytest
 from conftest import WordEmbedder
 from standin_server import StandIn
 
-from simulacra.llm import open_model
+from simulacra.llm import ModelOutputError, open_model
 from simulacra.llm.server import ServerError
 from simulacra.settings import LLMSettings, Settings
 from simulacra.sim import rundir
@@ -106,4 +106,25 @@ def test_a_server_failing_mid_step_leaves_the_last_checkpoint(tmp_path, referenc
         assert sim.step_no == saved["step"]
         sim.run()
         sim.close()
+    assert events(directory) == reference
+
+
+# ---------------------------------------------------------------- 2. a garbled answer
+
+
+def test_a_resume_after_a_garbled_answer_asks_again(tmp_path, reference):
+    directory, cache = tmp_path / "run", tmp_path / "cache"
+    with StandIn(good=12, failure="garbled") as failing:
+        sim = start(directory, failing.url, cache_dir=cache)
+        with pytest.raises(ModelOutputError, match="did not parse"):
+            sim.run()
+        sim.close()
+    first_garbled = failing.bodies[12]
+
+    with StandIn() as server:
+        sim = resume(directory, server.url, cache_dir=cache)
+        sim.run()
+        sim.close()
+    # The answers before it replayed from the cache; the garbled one was asked again.
+    assert server.bodies[0] == first_garbled
     assert events(directory) == reference
