@@ -85,7 +85,8 @@ class StandIn:
         self.model = ScriptedModel({**SCRIPTS, **(scripts or {})})
         self.bodies: list[dict] = []  # every chat request, in the order received
         self.failed = 0  # requests answered badly
-        self.bytes_trickled = 0
+        self.bytes_trickled = 0  # of bytes_to_trickle, the answers a trickle began
+        self.bytes_to_trickle = 0
         self._lock = threading.Lock()
         standin = self
 
@@ -119,6 +120,8 @@ class StandIn:
                     self.wfile.write(head + raw)
                     return
                 self.close_connection = True
+                with standin._lock:
+                    standin.bytes_to_trickle += len(head + raw)
                 for i in range(len(head + raw)):  # bounded: the answer's length
                     self.wfile.write((head + raw)[i : i + 1])
                     self.wfile.flush()

@@ -12,13 +12,21 @@ import pytest
 from conftest import WordEmbedder
 from standin_server import StandIn
 
-from simulacra.llm import ModelOutputError, open_model
+from simulacra.llm import ModelOutputError, Prompt, open_model
+from simulacra.llm.schema import Answer, one_of, text
 from simulacra.llm.server import ServerError
 from simulacra.settings import LLMSettings, Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE
 from simulacra.sim.simulation import Simulation
 
+
+class Mood(Answer):
+    mood: one_of(["calm", "busy"])
+    reason: text(40)
+
+
+MOOD = Prompt(template="mood", system="You are Isabella.", user="How is the morning?")
 ROOT = Path(__file__).resolve().parent.parent
 WORLD = ROOT / "worlds" / "smallville-3"
 HOURS = 0.5  # 180 steps: the morning plans, then a few decisions
@@ -128,3 +136,17 @@ def test_a_resume_after_a_garbled_answer_asks_again(tmp_path, reference):
     # The answers before it replayed from the cache; the garbled one was asked again.
     assert server.bodies[0] == first_garbled
     assert events(directory) == reference
+
+
+# ---------------------------------------------------------------- 3. a server that trickles
+
+
+def test_server_timeout_bounds_the_whole_answer_not_each_read():
+    """Each byte comes well within the timeout; the answer as a whole does not."""
+    with StandIn(good=0, failure="trickle", trickle_seconds=0.05) as server:
+        model = server_model(server.url, server_timeout=0.5, server_retries=1)
+        with pytest.raises(ServerError, match="failed 2 times; last: no answer within 0.5 s"):
+            model.generate(MOOD, Mood)
+    assert server.failed == 2
+    # The client gave up on each after about 10 bytes of some 400.
+    assert 0 < server.bytes_trickled < server.bytes_to_trickle / 4
