@@ -150,3 +150,47 @@ def test_server_timeout_bounds_the_whole_answer_not_each_read():
     assert server.failed == 2
     # The client gave up on each after about 10 bytes of some 400.
     assert 0 < server.bytes_trickled < server.bytes_to_trickle / 4
+
+
+# ---------------------------------------------------------------- 6. counts of the wrong type
+
+
+@pytest.mark.parametrize(
+    "wrong",
+    [
+        {"usage": "lots"},
+        {"usage": {"prompt_tokens": "many"}},
+        {"usage": {"completion_tokens": [9]}},
+        {"usage": {"completion_tokens": float("inf")}},
+        {"usage": {"prompt_tokens": -1}},
+        {"usage": {"prompt_tokens_details": [3]}},
+        {"usage": {"prompt_tokens_details": {"cached_tokens": {"n": 3}}}},
+        {"usage": {"prompt_tokens": 50}, "timings": "fast"},
+        {"usage": {"prompt_tokens": 50}, "timings": {"cache_n": 2.5}},
+    ],
+)
+def test_usage_or_timings_of_the_wrong_type_are_retried_then_one_line(wrong):
+    with StandIn(good=0, failure="wrong-types", wrong_types=wrong) as server:
+        model = server_model(server.url, server_retries=1)
+        with pytest.raises(ServerError) as failed:
+            model.generate(MOOD, Mood)
+    message = str(failed.value)
+    assert "failed 2 times; last: the chat completion's" in message and "\n" not in message
+    assert server.failed == 2  # retried like a garbled answer
+
+
+@pytest.mark.parametrize(
+    ("usage", "counts"),
+    [
+        ({"prompt_tokens": "50", "completion_tokens": 9.0, "prompt_tokens_details": None},
+         (50, 20, 9)),  # cached from llama-server's timings
+        ({}, (0, 20, 0)),
+        ({"prompt_tokens_details": {"cached_tokens": 0}}, (0, 0, 0)),
+    ],
+)  # fmt: skip
+def test_counts_a_server_may_send_are_read(usage, counts):
+    with StandIn(good=0, failure="wrong-types", wrong_types={"usage": usage}) as server:
+        model = server_model(server.url)
+        assert model.generate(MOOD, Mood).mood == "calm"
+    calls = model.log.totals
+    assert (calls.prompt_tokens, calls.reused_tokens, calls.generated_tokens) == counts

@@ -266,21 +266,47 @@ def _parse_reply(body: dict) -> _Reply:
     try:
         choice = body["choices"][0]
         text = choice["message"]["content"]
-        usage = body.get("usage") or {}
     except (KeyError, IndexError, TypeError):
         raise _Retryable(f"not a chat completion: {json.dumps(body)[:120]}") from None
     if not isinstance(text, str):
         raise _Retryable("the chat completion has no text")
-    details = usage.get("prompt_tokens_details") or {}
+    usage = _fields(body.get("usage"), "usage")
+    details = _fields(usage.get("prompt_tokens_details"), "usage.prompt_tokens_details")
     cached = details.get("cached_tokens")
     if cached is None:  # older llama-server builds report it in their timings only
-        cached = (body.get("timings") or {}).get("cache_n", 0)
+        cached = _fields(body.get("timings"), "timings").get("cache_n")
     return _Reply(
         text=text,
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        cached_tokens=int(cached or 0),
-        generated_tokens=int(usage.get("completion_tokens") or 0),
+        prompt_tokens=_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+        cached_tokens=_count(cached, "the cached tokens"),
+        generated_tokens=_count(usage.get("completion_tokens"), "usage.completion_tokens"),
     )
+
+
+def _fields(value: object, name: str) -> dict:
+    """An object of the reply (absent or empty: none of its fields)."""
+    if not value:
+        return {}
+    if not isinstance(value, dict):
+        raise _Retryable(f"the chat completion's {name} is not an object: {_shown(value)}")
+    return value
+
+
+def _count(value: object, name: str) -> int:
+    """A token count of the reply (absent: 0); anything but a count is a garbled reply."""
+    if value is None:
+        return 0
+    if isinstance(value, str) and value.isdecimal():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _Retryable(f"the chat completion's {name} is not a count: {_shown(value)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    return json.dumps(value)[:60]
 
 
 # -- a deadline for the whole request ------------------------------------------------------
