@@ -319,6 +319,65 @@ def test_sigterm_stops_a_run_at_a_checkpoint_and_says_where(tmp_path, word_embed
     sim.close()
 
 
+SET_UP_KILLED = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, {tests!r})
+    from pathlib import Path
+    from conftest import WordEmbedder
+    from scripted_town import SCRIPTS
+    from simulacra.llm import open_model
+    from simulacra.llm.scripted import ScriptedModel
+    from simulacra.settings import Settings
+    from simulacra.sim import simulation
+
+    def die(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if sys.argv[2] == "meta":
+        write_json = simulation.rundir.write_json
+        simulation.rundir.write_json = lambda path, data, **kw: (
+            die() if path.name == "meta.json" else write_json(path, data, **kw)
+        )
+    elif sys.argv[2] == "memories":
+        simulation.MemoryStore = die
+    else:
+        simulation.Simulation.checkpoint = die
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
+    simulation.Simulation.create(Path({world!r}), Path(sys.argv[1]), hours=0.1,
+                                 settings=settings, model=model, embedder=WordEmbedder())
+    """
+)
+
+
+@pytest.mark.parametrize("killed_before", ["meta", "memories", "checkpoint"])
+def test_a_run_killed_while_being_set_up_says_nothing_was_simulated(tmp_path, killed_before):
+    """Killed before meta.json, between it and memory.sqlite, or between that and the first
+    checkpoint: nothing was simulated, and that is what a resume says, and how to start again."""
+    from hostile_helpers import cli, fingerprint
+
+    run = tmp_path / "run"
+    script = SET_UP_KILLED.format(tests=str(Path(__file__).parent), world=str(WORLD))
+    killed = subprocess.run([sys.executable, "-c", script, run, killed_before], timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    assert (run / "memory.sqlite").exists() == (killed_before == "checkpoint")
+
+    def saved():  # what the set-up wrote to keep (the databases may roll back a transaction)
+        return {k: v for k, v in fingerprint(run).items() if k.startswith(("meta", "world"))}
+
+    before = saved()
+    for args in (["run", "--resume", run], ["whisper", run, "Maria", "I will paint"]):
+        line = cli(*args).one_line_error()
+        assert "nothing was simulated" in line and "stopped while being set up" in line
+        assert "start" in line and "again" in line
+        if killed_before != "meta":
+            assert f"simulacra run {WORLD} --out {run} --hours 0.1;" in line
+        assert "gone" not in line
+    assert saved() == before and not (run / EVENTS_FILE).exists()
+
+
 def test_fork_copies_a_run_that_then_continues_on_its_own(tmp_path, word_embedder):
     sim, _ = make_sim(tmp_path, word_embedder, hours=0.5)
     sim.run(until_step=40)
