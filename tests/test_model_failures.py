@@ -194,3 +194,22 @@ def test_counts_a_server_may_send_are_read(usage, counts):
         assert model.generate(MOOD, Mood).mood == "calm"
     calls = model.log.totals
     assert (calls.prompt_tokens, calls.reused_tokens, calls.generated_tokens) == counts
+
+
+# ---------------------------------------------------------------- 17. a failure in the set-up
+
+
+@pytest.mark.parametrize(("failure", "said"), [("garbled", "did not parse"), ("http500", "500")])
+def test_a_model_failing_during_set_up_is_one_line_and_sends_nobody_to_resume(
+    tmp_path, monkeypatch, failure, said
+):
+    from hostile_helpers import cli
+
+    monkeypatch.setattr("simulacra.sim.simulation.open_embedder", lambda *a, **k: WordEmbedder())
+    out = tmp_path / "out"
+    with StandIn(good=1, failure=failure) as server:
+        done = cli("run", WORLD, "--hours", "0.1", "--out", out, "--server", server.url)
+    line = done.one_line_error()  # exit 2
+    assert said in line and "--resume" not in line
+    assert f"{out} was removed: give the same command again" in line
+    assert not out.exists()

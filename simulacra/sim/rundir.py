@@ -181,9 +181,10 @@ def removed_on_failure(directory: Path) -> Iterator[None]:
     existed = directory.exists()
     try:
         yield
-    except BaseException:
+    except BaseException as e:
         if fresh:
             runlock.release(directory)
+            made = directory.exists()
             if existed:
                 for child in directory.iterdir():
                     if child.is_dir() and not child.is_symlink():
@@ -192,4 +193,19 @@ def removed_on_failure(directory: Path) -> Iterator[None]:
                         child.unlink(missing_ok=True)
             else:
                 shutil.rmtree(directory, ignore_errors=True)
+            if made and _model_failed(e):
+                # Its own message would send the user to `run --resume` a removed directory.
+                raise UserError(
+                    e.problem if isinstance(e, UserError) else str(e),
+                    file=e.file if isinstance(e, UserError) else None,
+                    fix=f"the run was not set up and {directory} was removed: give the same "
+                    "command again; the model's answers so far replay from the cache",
+                ) from None
         raise
+
+
+def _model_failed(error: BaseException) -> bool:
+    from simulacra.llm.interface import ModelOutputError
+    from simulacra.llm.server import ServerError
+
+    return isinstance(error, ModelOutputError | ServerError)
