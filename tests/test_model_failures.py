@@ -93,14 +93,17 @@ def reference(tmp_path_factory) -> str:
 # ---------------------------------------------------------------- 1. a failure mid-step
 
 
-@pytest.mark.parametrize("good", [6, 14, 20, 21])
-def test_a_server_failing_mid_step_leaves_the_last_checkpoint(tmp_path, reference, good):
+@pytest.mark.parametrize(
+    ("good", "failure"),
+    [(6, "http500"), (14, "http500"), (20, "http500"), (21, "http500"), (14, "not-json")],
+)
+def test_a_server_failing_mid_step_leaves_the_last_checkpoint(tmp_path, reference, good, failure):
     """The set-up takes 3 answers and step 0 another 18, the next is at step 120: the server
     fails early in step 0, half-way, at its last call, or in a later step."""
     directory = tmp_path / "run"
-    with StandIn(good=good) as failing:
+    with StandIn(good=good, failure=failure) as failing:
         sim = start(directory, failing.url)
-        with pytest.raises(ServerError, match="HTTP 500"):
+        with pytest.raises(ServerError, match="HTTP 500|not JSON"):
             sim.run()
         failed_at = sim.step_no
         sim.close()
