@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -330,8 +331,10 @@ def test_a_view_server_takes_no_actions(morning):
     assert status == 403 and b"simulacra play" in data
 
 
-def test_play_starts_a_run_from_a_world_and_stops_on_ctrl_c(tmp_path):
-    """The command itself, on the scripted model (a subprocess: it owns its signals)."""
+@pytest.mark.parametrize("stop_signal", [signal.SIGINT, signal.SIGTERM])
+def test_play_starts_a_run_from_a_world_and_stops_on_ctrl_c(tmp_path, stop_signal):
+    """The command itself, on the scripted model (a subprocess: it owns its signals).
+    SIGTERM (timeout, systemd, docker stop) stops it as Ctrl-C does."""
     script = f"""
 import sys
 sys.path[:0] = [{str(ROOT / "tests")!r}]
@@ -357,7 +360,7 @@ main(["play", {str(WORLD)!r}, "--no-browser", "--speed", "0"])
             line = proc.stdout.readline()
         assert "http://127.0.0.1:" in line, proc.stderr.read()
         time.sleep(1.0)
-        proc.send_signal(2)
+        proc.send_signal(stop_signal)
         out, err = proc.communicate(timeout=30)
     finally:
         if proc.poll() is None:

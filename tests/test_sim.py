@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -252,6 +253,129 @@ def test_sigkill_then_resume_finishes_the_run_exactly(tmp_path):
     assert steps == list(range(len(steps_of(reference))))  # none missing, none repeated
     # Deterministic: the resumed run is the uninterrupted one, line for line.
     assert (killed / EVENTS_FILE).read_text() == (reference / EVENTS_FILE).read_text()
+
+
+CLI = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {tests!r})
+    from conftest import WordEmbedder
+    from scripted_town import SCRIPTS
+    import simulacra.sim.engine as engine
+    import simulacra.sim.simulation as simulation
+    from simulacra.llm import open_model
+    from simulacra.llm.scripted import ScriptedModel
+
+    def scripted(settings, log_dir=None):
+        settings = settings.model_copy(update={{"cache": False}})
+        return open_model(settings, completer=ScriptedModel(SCRIPTS), log_dir=log_dir)
+
+    simulation.open_model = scripted
+    simulation.open_embedder = lambda *a, **k: WordEmbedder()
+    step = engine.Engine.step
+
+    def slow(self, sink):  # slow enough to be stopped mid-way
+        time.sleep(0.01)
+        return step(self, sink)
+
+    engine.Engine.step = slow
+    from simulacra.cli import main
+    main(sys.argv[1:])
+    """
+)
+
+
+def test_sigterm_stops_a_run_at_a_checkpoint_and_says_where(tmp_path, word_embedder):
+    """What timeout, systemd and docker stop send: handled as Ctrl-C, not a sudden death."""
+    run = tmp_path / "run"
+    script = CLI.format(tests=str(Path(__file__).parent))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", script, "run", WORLD, "--hours", "1.5", "--out", run],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (run / EVENTS_FILE).exists() or len(steps_of(run)) < 5:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    stopped = re.search(r"stopped \(SIGTERM\) at .+, step (\d+)/540", out)
+    assert stopped, out
+    assert f"simulacra run --resume {run}" in " ".join(out.split())
+    step = int(stopped.group(1))
+    assert steps_of(run) == list(range(step))
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
+    sim = Simulation.open(run, model=model, embedder=word_embedder)
+    assert sim.step_no == step  # checkpointed where it said
+    sim.close()
+
+
+SET_UP_KILLED = textwrap.dedent(
+    """
+    import os, signal, sys
+    sys.path.insert(0, {tests!r})
+    from pathlib import Path
+    from conftest import WordEmbedder
+    from scripted_town import SCRIPTS
+    from simulacra.llm import open_model
+    from simulacra.llm.scripted import ScriptedModel
+    from simulacra.settings import Settings
+    from simulacra.sim import simulation
+
+    def die(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    if sys.argv[2] == "meta":
+        write_json = simulation.rundir.write_json
+        simulation.rundir.write_json = lambda path, data, **kw: (
+            die() if path.name == "meta.json" else write_json(path, data, **kw)
+        )
+    elif sys.argv[2] == "memories":
+        simulation.MemoryStore = die
+    else:
+        simulation.Simulation.checkpoint = die
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
+    simulation.Simulation.create(Path({world!r}), Path(sys.argv[1]), hours=0.1,
+                                 settings=settings, model=model, embedder=WordEmbedder())
+    """
+)
+
+
+@pytest.mark.parametrize("killed_before", ["meta", "memories", "checkpoint"])
+def test_a_run_killed_while_being_set_up_says_nothing_was_simulated(tmp_path, killed_before):
+    """Killed before meta.json, between it and memory.sqlite, or between that and the first
+    checkpoint: nothing was simulated, and that is what a resume says, and how to start again."""
+    from hostile_helpers import cli, fingerprint
+
+    run = tmp_path / "run"
+    script = SET_UP_KILLED.format(tests=str(Path(__file__).parent), world=str(WORLD))
+    killed = subprocess.run([sys.executable, "-c", script, run, killed_before], timeout=120)
+    assert killed.returncode == -signal.SIGKILL
+    assert (run / "memory.sqlite").exists() == (killed_before == "checkpoint")
+
+    def saved():  # what the set-up wrote to keep (the databases may roll back a transaction)
+        return {k: v for k, v in fingerprint(run).items() if k.startswith(("meta", "world"))}
+
+    before = saved()
+    for args in (["run", "--resume", run], ["whisper", run, "Maria", "I will paint"]):
+        line = cli(*args).one_line_error()
+        assert "nothing was simulated" in line and "stopped while being set up" in line
+        assert "start" in line and "again" in line
+        if killed_before != "meta":
+            assert f"simulacra run {WORLD} --out {run} --hours 0.1;" in line
+        assert "gone" not in line
+    assert saved() == before and not (run / EVENTS_FILE).exists()
 
 
 def test_fork_copies_a_run_that_then_continues_on_its_own(tmp_path, word_embedder):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 
 from simulacra.cli.app import cli
 from simulacra.errors import UserError
@@ -13,6 +15,7 @@ from simulacra.text import printable
 def main(argv: list[str] | None = None) -> None:
     import click
 
+    previous = _sigterm_as_ctrl_c()
     try:
         code = cli.main(args=argv, prog_name="simulacra", standalone_mode=False)
     except UserError as e:
@@ -31,9 +34,25 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         print("aborted", file=sys.stderr)
         sys.exit(1)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
     # Without standalone mode click returns exit codes instead of raising them.
     if isinstance(code, int) and code:
         sys.exit(code)
+
+
+def _sigterm_as_ctrl_c():
+    """SIGTERM (what timeout, systemd and docker stop send) stops a command as Ctrl-C does:
+    a run checkpoints at a step boundary, a half-made run is removed. The handler it
+    replaces, to restore; None where signals cannot be handled (not the main thread)."""
+
+    def interrupt(signum, frame):  # noqa: ARG001
+        raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, interrupt)
 
 
 def _fail(message: str, code: int) -> None:

@@ -42,8 +42,8 @@ def play(
     A world folder (e.g. worlds/smallville-3) starts a new run under runs/; a run directory
     goes on from its last checkpoint. In the page: pause, play and set the speed; talk to
     any resident in a persona of your choosing; whisper as its inner voice; change an
-    object's state; enter as an avatar the residents see and talk with. Ctrl-C checkpoints
-    and stops.
+    object's state; enter as an avatar the residents see and talk with. Ctrl-C (or SIGTERM)
+    checkpoints and stops.
     """
     from simulacra.sim.live import LiveRun
     from simulacra.viewer.server import ViewerServer

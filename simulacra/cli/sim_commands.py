@@ -90,7 +90,7 @@ def run(
 ) -> None:
     """Simulate WORLD (e.g. worlds/smallville-3) for some game hours, or --resume a run.
 
-    Ctrl-C checkpoints and stops cleanly; `simulacra run --resume DIR` carries on.
+    Ctrl-C (or SIGTERM) checkpoints and stops cleanly; `simulacra run --resume DIR` carries on.
     """
     hours_given = click.get_current_context().get_parameter_source("hours").name != "DEFAULT"
     if resume is not None:
@@ -148,13 +148,17 @@ def _check_saved_model(directory: Path, settings: Settings) -> None:
 
 def _run_live(sim: Simulation) -> None:
     stop = threading.Event()
+    stopped_by: list[str] = []
 
     def on_interrupt(signum, frame):  # noqa: ARG001
         if stop.is_set():  # a second Ctrl-C: stop now, the last checkpoint stands
             raise KeyboardInterrupt
-        stop.set()  # the first: finish the step, checkpoint, stop
+        # The first: finish the step, checkpoint, stop. SIGTERM (timeout, systemd, docker
+        # stop) asks the same.
+        stopped_by.append("Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name)
+        stop.set()
 
-    previous = signal.signal(signal.SIGINT, on_interrupt)
+    previous = {s: signal.signal(s, on_interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     total = sim.meta.total_steps
     progress = Progress(
         TextColumn("{task.description}"),
@@ -192,10 +196,11 @@ def _run_live(sim: Simulation) -> None:
         with Live(progress, console=console, refresh_per_second=4, transient=False) as live:
             sim.run(on_step=on_step, should_stop=stop.is_set)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         sim.close()
     t = sim.model.log.totals
-    state = "stopped (Ctrl-C) at" if stop.is_set() else "finished at"
+    state = f"stopped ({stopped_by[0]}) at" if stop.is_set() else "finished at"
     console.line()  # piped output: the live display's last line has no end of its own
     console.print(
         f"{state} {gametime.describe(sim.now)}, step {sim.step_no}/{total}, "

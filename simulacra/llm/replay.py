@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from simulacra.llm.completion import Completer, Completion, Request
@@ -66,6 +67,14 @@ class ReplayCache:
                 ),
             )
         return done
+
+    def forget(self, requests: Iterable[Request]) -> None:
+        """Drop the answers recorded for ``requests``: the tries of a call none of whose
+        answers parsed. Kept, they would fail a resumed run the same way for ever; the tries
+        that came before an answer that parsed stay, so a rerun replays exactly."""
+        keys = [(request.key(self.identity),) for request in requests]
+        with self._lock:
+            self._db.executemany("DELETE FROM answers WHERE key = ?", keys)
 
     def close(self) -> None:
         with self._lock:

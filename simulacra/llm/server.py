@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from enum import Enum
 from urllib.parse import urlsplit
 
-import httpx
+import httpcore
 
 from simulacra.errors import UserError
 from simulacra.llm.completion import Completion, Request
@@ -90,16 +90,11 @@ class ServerModel:
         self.url = base_url(url)
         self.settings = settings
         self.retries = settings.server_retries
-        headers = {"Content-Type": "application/json"}
+        self._headers = {"Content-Type": "application/json"}
         if key := os.environ.get(API_KEY_ENV):
-            headers["Authorization"] = f"Bearer {key}"
-        # trust_env=False: no proxy from the environment, so nothing but this URL is contacted.
-        self._http = httpx.Client(
-            base_url=self.url,
-            headers=headers,
-            timeout=httpx.Timeout(settings.server_timeout, connect=10.0),
-            trust_env=False,
-        )
+            self._headers["Authorization"] = f"Bearer {key}"
+        # httpcore reads no proxy from the environment: nothing but this URL is contacted.
+        self._http = httpcore.ConnectionPool(max_connections=100, network_backend=_Bounded())
         self._lock = threading.Lock()
         self._model: str | None = settings.server_model
         self._format = SchemaFormat.JSON_SCHEMA
@@ -184,23 +179,38 @@ class ServerModel:
         return _parse_reply(body)
 
     def _send(self, method: str, path: str, payload: dict | None = None) -> dict:
+        seconds = self.settings.server_timeout
+        # The whole answer within server_timeout: a server sending a byte at a time is
+        # as stuck as one sending nothing.
+        timeouts = {"connect": min(seconds, 10.0), "read": seconds, "write": seconds}
+        _deadline.at = time.monotonic() + seconds
         try:
-            response = self._http.request(method, path, json=payload)
-        except httpx.TimeoutException as e:
-            raise _Retryable(f"no answer within {self.settings.server_timeout:g} s") from e
-        except httpx.HTTPError as e:  # refused, reset, DNS: the server is not (yet) there
+            response = self._http.request(
+                method,
+                self.url + path,
+                headers=self._headers,
+                content=None if payload is None else json.dumps(payload).encode(),
+                extensions={"timeout": {**timeouts, "pool": seconds}},
+            )
+        except httpcore.TimeoutException as e:
+            raise _Retryable(f"no answer within {seconds:g} s") from e
+        except (httpcore.NetworkError, httpcore.ProtocolError) as e:
+            # refused, reset, DNS, a broken reply: the server is not (yet) there
             raise _Retryable(f"could not connect ({type(e).__name__}: {e})") from e
-        status = response.status_code
+        finally:
+            _deadline.at = None
+        status = response.status
+        text = response.content.decode("utf-8", "replace")
         if status >= 400:
-            message = _message(response)
+            message = _message(text) or response.extensions.get("reason_phrase", b"").decode()
             # llama-cpp-python's server reports a request it cannot validate as a 500.
             if status < 500 and status not in (408, 429) or "response_format" in message:
                 raise _Rejected(status, message)
             raise _Retryable(f"HTTP {status}: {message}")
         try:
-            return response.json()
+            return json.loads(text)
         except ValueError as e:
-            raise _Retryable(f"the reply is not JSON: {response.text[:80]!r}") from e
+            raise _Retryable(f"the reply is not JSON: {text[:80]!r}") from e
 
     def _with_retries(self, what: str, call):
         for attempt in range(self.retries + 1):
@@ -240,12 +250,12 @@ class _Rejected(Exception):
         )
 
 
-def _message(response: httpx.Response) -> str:
+def _message(text: str) -> str:
     """The error text a server sent, in one short line."""
     try:
-        body = response.json()
+        body = json.loads(text)
     except ValueError:
-        return response.text.strip()[:200] or response.reason_phrase
+        return text.strip()[:200]
     error = body.get("error", body.get("detail", body)) if isinstance(body, dict) else body
     if isinstance(error, dict):
         error = error.get("message", error)
@@ -256,18 +266,95 @@ def _parse_reply(body: dict) -> _Reply:
     try:
         choice = body["choices"][0]
         text = choice["message"]["content"]
-        usage = body.get("usage") or {}
     except (KeyError, IndexError, TypeError):
         raise _Retryable(f"not a chat completion: {json.dumps(body)[:120]}") from None
     if not isinstance(text, str):
         raise _Retryable("the chat completion has no text")
-    details = usage.get("prompt_tokens_details") or {}
+    usage = _fields(body.get("usage"), "usage")
+    details = _fields(usage.get("prompt_tokens_details"), "usage.prompt_tokens_details")
     cached = details.get("cached_tokens")
     if cached is None:  # older llama-server builds report it in their timings only
-        cached = (body.get("timings") or {}).get("cache_n", 0)
+        cached = _fields(body.get("timings"), "timings").get("cache_n")
     return _Reply(
         text=text,
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        cached_tokens=int(cached or 0),
-        generated_tokens=int(usage.get("completion_tokens") or 0),
+        prompt_tokens=_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+        cached_tokens=_count(cached, "the cached tokens"),
+        generated_tokens=_count(usage.get("completion_tokens"), "usage.completion_tokens"),
     )
+
+
+def _fields(value: object, name: str) -> dict:
+    """An object of the reply (absent or empty: none of its fields)."""
+    if not value:
+        return {}
+    if not isinstance(value, dict):
+        raise _Retryable(f"the chat completion's {name} is not an object: {_shown(value)}")
+    return value
+
+
+def _count(value: object, name: str) -> int:
+    """A token count of the reply (absent: 0); anything but a count is a garbled reply."""
+    if value is None:
+        return 0
+    if isinstance(value, str) and value.isdecimal():
+        value = int(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise _Retryable(f"the chat completion's {name} is not a count: {_shown(value)}")
+    return value
+
+
+def _shown(value: object) -> str:
+    return json.dumps(value)[:60]
+
+
+# -- a deadline for the whole request ------------------------------------------------------
+
+
+class _Deadline(threading.local):
+    """When this thread's request must be done (a request runs on the thread that sends it)."""
+
+    at: float | None = None
+
+
+_deadline = _Deadline()
+
+
+def _time_left(timeout: float | None) -> float | None:
+    """A socket wait bounded by what is left of the request's time."""
+    if _deadline.at is None:
+        return timeout
+    left = _deadline.at - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the request's time is up")
+    return left if timeout is None else min(timeout, left)
+
+
+class _BoundedStream(httpcore.NetworkStream):
+    """A connection each of whose reads and writes waits at most for the time left."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _time_left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _time_left(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context, server_hostname=None, timeout=None) -> _BoundedStream:
+        tls = self._inner.start_tls(ssl_context, server_hostname, _time_left(timeout))
+        return _BoundedStream(tls)
+
+    def get_extra_info(self, info: str):
+        return self._inner.get_extra_info(info)
+
+
+class _Bounded(httpcore.SyncBackend):
+    def connect_tcp(self, host, port, timeout=None, local_address=None, socket_options=None):
+        stream = super().connect_tcp(host, port, _time_left(timeout), local_address, socket_options)
+        return _BoundedStream(stream)

@@ -10,6 +10,7 @@ from simulacra.llm.calllog import CallLog
 from simulacra.llm.completion import Completer, Request
 from simulacra.llm.fitting import ANSWER_ROOM
 from simulacra.llm.interface import LanguageModel, M, ModelOutputError, Prompt
+from simulacra.llm.replay import ReplayCache
 from simulacra.llm.schema import json_schema, max_answer_tokens, shape_sentence
 from simulacra.settings import LLMSettings
 
@@ -71,8 +72,10 @@ class StructuredModel(LanguageModel):
         spec = json_schema(schema)
         user = self.full_user_text(prompt, spec)
         request = self._request(prompt, user, spec, max_answer_tokens(spec), seed)
+        tried = []
         for attempt in range(self.retries + 1):
             done = self.completer.complete(request)
+            tried.append(request)
             try:
                 value = schema.model_validate_json(done.text)
             except ValidationError as e:
@@ -82,6 +85,8 @@ class StructuredModel(LanguageModel):
                 continue
             self.log.record(prompt, done, parsed=True)
             return value
+        if isinstance(self.completer, ReplayCache):  # a resumed run asks again
+            self.completer.forget(tried)
         raise ModelOutputError(
             f"{prompt.template}: the answer did not parse: {error.errors()[0]['msg']}"
         )

@@ -68,8 +68,12 @@ class Engine:
         """Step until ``until_step``, checkpointing every N steps and at the end.
         ``should_stop`` is polled between steps (Ctrl-C sets it). ``between_steps`` runs
         before each step, on this thread: where a live run applies what its user did, and
-        waits while paused or to keep a speed."""
+        waits while paused or to keep a speed.
+
+        An error (a model that failed, a second Ctrl-C) inside a step leaves the run at its
+        last checkpoint: what the step had done so far is not a state to resume from."""
         self._running_since = time.monotonic()
+        between = True  # at a step boundary, where the state is whole
         try:
             while self.step_no < until_step:
                 # Time between steps (a live run paused, or keeping its speed) is not stepping.
@@ -78,7 +82,9 @@ class Engine:
                 self._running_since = time.monotonic()
                 if should_stop():
                     break
+                between = False
                 record = self.step(sink)
+                between = True
                 if self.step_no % self.checkpoint_every == 0:
                     self.checkpoint()
                 if on_step is not None:
@@ -86,4 +92,5 @@ class Engine:
         finally:
             self.wall_seconds = self.wall()
             self._running_since = None
-            self.checkpoint()
+            if between:
+                self.checkpoint()

@@ -24,6 +24,7 @@ from simulacra.errors import UserError
 from simulacra.memory.store import DB_FILE
 from simulacra.settings import Settings
 from simulacra.sim import runlock
+from simulacra.sim.eventlog import EVENTS_FILE
 from simulacra.textfile import read_text
 from simulacra.world import World
 
@@ -77,6 +78,12 @@ def write_json(path: Path, data: dict, *, indent: int | None = 2) -> None:
 
 def read_meta(directory: Path) -> Meta:
     path = directory / META_FILE
+    if not path.is_file() and (directory / WORLD_DIR).is_dir():
+        raise UserError(
+            "nothing was simulated: the run was stopped while being set up, before meta.json",
+            file=directory,
+            fix="remove the directory and start the run again",
+        )
     if not path.is_file():
         raise UserError(
             "not a simulation directory (no meta.json)",
@@ -136,6 +143,8 @@ def require_saved_state(directory: Path) -> None:
     """Before opening a run: its memories and checkpoint must be there. Opening would
     otherwise create an empty database and report a run that was never started."""
     meta = read_meta(directory)
+    if not (directory / DB_FILE).is_file() and not (directory / EVENTS_FILE).exists():
+        raise set_up_unfinished(directory, meta)  # killed before the memories were made
     if not (directory / DB_FILE).is_file():
         raise UserError(
             f"{DB_FILE} is missing: the memories and the last checkpoint of "
@@ -143,6 +152,18 @@ def require_saved_state(directory: Path) -> None:
             file=directory / DB_FILE,
             fix="restore the file from a copy of the run, or fork a copy that still has it",
         )
+
+
+def set_up_unfinished(directory: Path, meta: Meta) -> UserError:
+    """What to say of a run stopped (killed) while being set up, before its first
+    checkpoint: nothing was simulated, and starting again costs only the time."""
+    hours = (meta.end - meta.start).total_seconds() / 3600
+    return UserError(
+        "nothing was simulated yet: the run was stopped while being set up",
+        file=directory,
+        fix=f"remove the directory and start it again: simulacra run {meta.world_source} "
+        f"--out {directory} --hours {hours:g}; the model's answers so far replay from the cache",
+    )
 
 
 def hold_for_writing(directory: Path) -> None:
@@ -160,9 +181,10 @@ def removed_on_failure(directory: Path) -> Iterator[None]:
     existed = directory.exists()
     try:
         yield
-    except BaseException:
+    except BaseException as e:
         if fresh:
             runlock.release(directory)
+            made = directory.exists()
             if existed:
                 for child in directory.iterdir():
                     if child.is_dir() and not child.is_symlink():
@@ -171,4 +193,19 @@ def removed_on_failure(directory: Path) -> Iterator[None]:
                         child.unlink(missing_ok=True)
             else:
                 shutil.rmtree(directory, ignore_errors=True)
+            if made and _model_failed(e):
+                # Its own message would send the user to `run --resume` a removed directory.
+                raise UserError(
+                    e.problem if isinstance(e, UserError) else str(e),
+                    file=e.file if isinstance(e, UserError) else None,
+                    fix=f"the run was not set up and {directory} was removed: give the same "
+                    "command again; the model's answers so far replay from the cache",
+                ) from None
         raise
+
+
+def _model_failed(error: BaseException) -> bool:
+    from simulacra.llm.interface import ModelOutputError
+    from simulacra.llm.server import ServerError
+
+    return isinstance(error, ModelOutputError | ServerError)

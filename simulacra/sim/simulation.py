@@ -151,12 +151,9 @@ class Simulation:
         world = load_world(rundir.world_path(directory, meta))
         sim = cls._open(directory, meta, world, settings, model, embedder)
         saved = sim.store.load_state(rundir.CHECKPOINT_KEY)
-        if saved is None:
-            raise UserError(
-                "this run has no checkpoint yet",
-                file=directory,
-                fix="it was stopped while being set up: remove the directory and start again",
-            )
+        if saved is None:  # killed after making the memories, before the first checkpoint
+            sim.close()
+            raise rundir.set_up_unfinished(directory, meta)
         sim.set_state(saved)
         return sim
 
