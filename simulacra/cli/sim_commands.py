@@ -29,6 +29,8 @@ from simulacra.sim.interact import Interactions
 from simulacra.sim.record import StepRecord, UserAction
 from simulacra.sim.simulation import Simulation
 from simulacra.text import bounded
+from simulacra.world import load_world
+from simulacra.world.state import WorldState
 
 SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 MAX_HOURS = 24 * 366  # a year of game time per command; --resume adds more
@@ -241,8 +243,9 @@ def interview(
     limit = _limits(directory).memory_chars
     bounded(question, limit, field="QUESTION", setting="limits.memory_chars")
     bounded(interviewer, limit, field="--as", setting="limits.memory_chars")
+    name = match_name(agent, rundir.read_meta(directory).agents)  # before opening anything
     sim = _open(directory, settings)
-    resident = sim.resident(match_name(agent, list(sim.residents)))
+    resident = sim.resident(name)
     answer = resident.agent.interview(question, interviewer, at=sim.now)
     console.print(f"{shown(resident.name)}: {shown(answer)}")
     sim.close()
@@ -256,10 +259,13 @@ def interview(
 def whisper(settings: Settings, directory: Path, agent: str, statement: str) -> None:
     """Speak as AGENT's inner voice: STATEMENT becomes its resolve, followed by its next plans."""
     limit = _limits(directory).memory_chars
-    bounded(statement.strip(), limit, field="STATEMENT", setting="limits.memory_chars")
+    statement = bounded(statement.strip(), limit, field="STATEMENT", setting="limits.memory_chars")
+    if not statement:
+        raise UserError("the statement is empty", field="STATEMENT", fix="say what AGENT resolves")
+    # Checked before the run is opened: opening writes to Chroma's files even if nothing follows.
+    name = match_name(agent, rundir.read_meta(directory).agents)
     rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
-    name = match_name(agent, list(sim.residents))
     said = Interactions(sim).whisper(name, statement)  # logged with the next step
     sim.close()
     console.print(f"{shown(name)} resolves: {shown(said)}")
@@ -275,11 +281,18 @@ def set_state(settings: Settings, directory: Path, obj: str, state: str) -> None
     Agents who can see it notice on the next step."""
     limit = _limits(directory).object_state_chars
     state = bounded(state, limit, field="STATE", setting="limits.object_state_chars")
+    _check_object(directory, obj, state)  # before opening: opening writes to Chroma's files
     rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
     address, now = Interactions(sim).set_object(obj, state)  # logged with the next step
     sim.close()
     console.print(shown(f"{address} is {now}"))
+
+
+def _check_object(directory: Path, obj: str, state: str) -> None:
+    """The object and its state as the town will take them, read from the run's world."""
+    world = load_world(rundir.world_path(directory, rundir.read_meta(directory)))
+    WorldState(world).set_object_state(obj, state)  # a scratch state: raises what the town would
 
 
 @cli.command()

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from simulacra.errors import UserError
 from simulacra.persona import Persona
+from simulacra.textfile import parse_toml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -96,7 +97,7 @@ class FeedWorld(_Strict):
 
 def read_toml(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return parse_toml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(
             "missing file", file=path, fix="see worlds/fan-feed/ for an example"

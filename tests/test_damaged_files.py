@@ -1,0 +1,87 @@
+"""Issue 33, items 7 to 16: damaged files and failed commands. A damaged run directory is a
+one-line error naming the file and the fix, with nothing saved changed; a damaged shared cache
+is reported and set aside, never fatal; input is checked before anything is opened for
+writing; a full disk and a log that ends early are said in one line."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from hostile_helpers import WORLD, cli, copy_world, fingerprint, make_run
+
+FIXTURE_RUN = Path(__file__).parent / "fixtures" / "run-smallville-3"
+OBJECT = "Hobbs Cafe: cafe: cafe counter"
+
+
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory) -> Path:
+    """A run made once; tests copy it before changing anything."""
+    return make_run(tmp_path_factory.mktemp("saved") / "run")
+
+
+@pytest.fixture
+def run(saved_run, tmp_path) -> Path:
+    copy = tmp_path / "run"
+    shutil.copytree(saved_run, copy)
+    return copy
+
+
+# ------------------------------------------------------------ 10. deeply nested TOML
+
+
+def test_a_value_nested_thousands_deep_is_one_line_in_world_check(tmp_path):
+    world = copy_world(tmp_path)
+    scenario = world / "scenario.toml"
+    scenario.write_text(scenario.read_text() + "\ndeep = " + "[" * 5000 + "]" * 5000 + "\n")
+    done = cli("world", "check", world)
+    assert done.code == 2 and "Traceback" not in done.err, done.err
+    line = done.one_line_error()
+    assert str(scenario) in line and "nested too deeply" in line
+
+
+def test_a_settings_file_nested_thousands_deep_is_one_line(tmp_path):
+    config = tmp_path / "settings.toml"
+    config.write_text("[llm]\nseed = " + "{a = " * 5000 + "1" + "}" * 5000 + "\n")
+    line = cli("--config", config, "world", "check", WORLD).one_line_error()
+    assert str(config) in line and "nested too deeply" in line
+
+
+# ------------------------------------------------------------ 12, 13. whisper, set, interview
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["whisper", "{run}", "Nobody", "I will paint"], "no resident named 'Nobody'"),
+        (["whisper", "{run}", "Maria", "   "], "STATEMENT"),
+        (["whisper", "{run}", "Maria", ""], "STATEMENT"),
+        (["set", "{run}", "the moon", "is on fire"], "the moon"),
+        (["interview", "{run}", "Nobody", "How are you?"], "no resident named 'Nobody'"),
+        (["set", "{run}", OBJECT, "   "], "state is empty"),
+    ],
+)
+def test_a_refused_whisper_or_set_changes_no_file(run, args, named):
+    before = fingerprint(run)
+    line = cli(*[str(run) if a == "{run}" else a for a in args]).one_line_error()
+    assert named in line
+    assert fingerprint(run) == before  # Chroma's files too: nothing was opened for writing
+
+
+def test_an_empty_inner_voice_is_refused_by_the_agent_too(scripted, word_embedder, tmp_path):
+    from datetime import datetime
+
+    from simulacra.agent import GenerativeAgent
+    from simulacra.errors import UserError
+    from simulacra.persona import Persona
+
+    persona = Persona(name="Maria Lopez", age=21, innate="curious", learned="Maria paints")
+    at = datetime(2023, 2, 13, 8)
+    maria = GenerativeAgent.create(
+        tmp_path / "maria", persona, at=at, model=scripted(), embedder=word_embedder
+    )
+    held = len(maria.stream)
+    with pytest.raises(UserError, match="STATEMENT"):
+        maria.inner_voice(" \n ", at)
+    assert len(maria.stream) == held
