@@ -85,3 +85,66 @@ def test_an_empty_inner_voice_is_refused_by_the_agent_too(scripted, word_embedde
     with pytest.raises(UserError, match="STATEMENT"):
         maria.inner_voice(" \n ", at)
     assert len(maria.stream) == held
+
+
+# ------------------------------------------------------------ 14. feed input
+
+FAN_FEED = WORLD.parent / "fan-feed"
+POST = "[[post]]\nauthor = {author}\nat = 2023-08-05T12:00:00\ntext = {text}\n{extra}\n"
+
+
+def _feed_world(tmp_path: Path, *posts: str) -> Path:
+    world = tmp_path / "feed-world"
+    shutil.copytree(FAN_FEED, world)
+    (world / "posts.toml").write_text("\n".join(posts))
+    return world
+
+
+def test_two_posts_with_the_same_ref_are_refused(tmp_path):
+    from simulacra.errors import UserError
+    from simulacra.feed import load_world
+
+    first = POST.format(author='"a"', text='"one"', extra='ref = "x"')
+    second = POST.format(author='"b"', text='"two"', extra='ref = "x"')
+    world = _feed_world(tmp_path, first, second)
+    with pytest.raises(UserError, match=r"posts.toml: post\[2\].ref: ref 'x' is given to"):
+        load_world(world)
+
+
+@pytest.mark.parametrize(
+    ("author", "text", "field"),
+    [
+        ('"mika\\u001b[31m"', '"hello"', "author"),
+        ('"mika"', '"ring \\u0007 ring"', "text"),
+        ('"mika"', '"\\u202ereversed"', "text"),
+    ],
+)
+def test_control_characters_in_posts_are_refused_as_the_town_refuses_them(
+    tmp_path, author, text, field
+):
+    from simulacra.errors import UserError
+    from simulacra.feed import load_world
+
+    world = _feed_world(tmp_path, POST.format(author=author, text=text, extra=""))
+    with pytest.raises(UserError, match=rf"post.1.\.{field}: contains the control character"):
+        load_world(world)
+
+
+def test_a_post_keeps_its_newlines(tmp_path):
+    from simulacra.feed import load_world
+
+    world = _feed_world(tmp_path, POST.format(author='"mika"', text='"one\\ntwo"', extra=""))
+    assert load_world(world).posts[0].text == "one\ntwo"
+
+
+def test_posting_from_the_command_line_refuses_control_characters(tmp_path):
+    from simulacra.errors import UserError
+    from simulacra.feed.run import post_to
+
+    class NoBoard:  # the checks come before the board is asked anything
+        now = None
+
+    with pytest.raises(UserError, match="--as: contains the control character U[+]001B"):
+        post_to(NoBoard(), [], "ann\x1b[2J", "hello")
+    with pytest.raises(UserError, match="TEXT: contains the control character U[+]0007"):
+        post_to(NoBoard(), [], "ann", "ring \x07")
