@@ -148,3 +148,93 @@ def test_posting_from_the_command_line_refuses_control_characters(tmp_path):
         post_to(NoBoard(), [], "ann\x1b[2J", "hello")
     with pytest.raises(UserError, match="TEXT: contains the control character U[+]0007"):
         post_to(NoBoard(), [], "ann", "ring \x07")
+
+
+# ------------------------------------------------------------ 15. the play server
+
+
+@pytest.fixture
+def played(run):
+    """The run resumed live (paused) behind a play server."""
+    from conftest import WordEmbedder
+    from scripted_town import SCRIPTS
+
+    from simulacra.llm import open_model
+    from simulacra.llm.scripted import ScriptedModel
+    from simulacra.settings import Settings
+    from simulacra.sim.live import LiveRun
+    from simulacra.sim.simulation import Simulation
+    from simulacra.viewer.server import ViewerServer
+
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel(SCRIPTS))
+    sim = Simulation.resume(run, model=model, embedder=WordEmbedder())
+    live = LiveRun(sim, speed=None, paused=True).start()
+    try:
+        with ViewerServer(run, live=live) as server:
+            server.start()
+            yield server
+    finally:
+        live.stop()
+        sim.close()
+
+
+def _handlers_done() -> None:
+    """Wait for the server's request threads to end (each handles one connection)."""
+    import threading
+    import time
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if not any("process_request" in t.name for t in threading.enumerate()):
+            return
+        time.sleep(0.01)
+    raise AssertionError("a request thread is still running")
+
+
+def test_a_client_that_goes_away_mid_body_leaves_no_traceback(played, capfd):
+    import socket
+    import struct
+
+    from simulacra.viewer.server import TOKEN_HEADER
+
+    for _ in range(3):
+        client = socket.create_connection(("127.0.0.1", played.port), timeout=10)
+        head = (
+            f"POST /api/play/whisper HTTP/1.1\r\nHost: 127.0.0.1:{played.port}\r\n"
+            f"Content-Type: application/json\r\n{TOKEN_HEADER}: {played.token}\r\n"
+            "Content-Length: 1000\r\n\r\n"
+        )
+        client.sendall(head.encode() + b'{"resident": "Ma')
+        # Reset, not a polite close: the server's next read or write fails.
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()
+    _handlers_done()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Error" not in err, err
+    assert not played.live.sim.town.actions  # half a body is no action
+
+
+def test_many_clients_at_once_are_all_answered(played):
+    """The listen backlog holds every connection of a busy page (64 here) while the server
+    is not accepting: with the default of 5 the seventh could not connect."""
+    import socket
+
+    from simulacra.viewer.server import ViewerServer
+
+    with ViewerServer(played.directory, live=played.live) as busy:  # not serving yet
+        address = ("127.0.0.1", busy.port)
+        clients = [socket.create_connection(address, timeout=10) for _ in range(64)]
+        request = (
+            f"GET /api/meta HTTP/1.1\r\nHost: 127.0.0.1:{busy.port}\r\nConnection: close\r\n\r\n"
+        )
+        for client in clients:
+            client.sendall(request.encode())
+        busy.start()
+        for client in clients:
+            answer = b""
+            while chunk := client.recv(65536):
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
+            client.close()
