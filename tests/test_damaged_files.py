@@ -238,3 +238,20 @@ def test_many_clients_at_once_are_all_answered(played):
                 answer += chunk
             assert answer.startswith(b"HTTP/1.1 200"), answer[:200]
             client.close()
+
+
+# ------------------------------------------------------------ 9. shared caches
+
+
+def test_models_list_reads_a_marker_holding_any_bytes(tmp_path, monkeypatch):
+    from simulacra.llm import catalogue as cat
+
+    monkeypatch.setenv("SIMULACRA_CACHE_DIR", str(tmp_path))
+    for model in cat.catalogue():
+        target = cat.assembled_path(model, tmp_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(b"GGUF" + b"\0" * 100)
+        target.with_name(target.name + ".verified").write_bytes(b"\xff\xfe\x00 \xe9t\xe9")
+    done = cli("models", "list")
+    assert done.code == 0 and "Traceback" not in done.err, done.err
+    assert not any(cat.status(m, tmp_path).verified for m in cat.catalogue() if m.parts.count > 1)
