@@ -255,3 +255,94 @@ def test_models_list_reads_a_marker_holding_any_bytes(tmp_path, monkeypatch):
     done = cli("models", "list")
     assert done.code == 0 and "Traceback" not in done.err, done.err
     assert not any(cat.status(m, tmp_path).verified for m in cat.catalogue() if m.parts.count > 1)
+
+
+def _request(user: str = "u"):
+    from simulacra.llm.completion import Request
+
+    return Request("t", "s", user, None, 10, 0.5, 0.9, 1)
+
+
+def _filled_replay_cache(path: Path) -> None:
+    from simulacra.llm.replay import ReplayCache
+    from simulacra.llm.scripted import ScriptedModel
+
+    cache = ReplayCache(ScriptedModel({"t": "recorded"}), path)
+    for i in range(300):  # several pages
+        cache.complete(_request(f"question {i} " + "x" * 200))
+    cache.close()
+
+
+def _damage_in_the_middle(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    for at in range(4096, len(data), 4096):  # every page but the first, the header kept
+        data[at + 8 : at + 40] = b"\xa5" * 32
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda p: p.write_bytes(b"this is no database at all\n" * 50),
+        lambda p: p.write_bytes(p.read_bytes()[:5000]),  # cut
+        _damage_in_the_middle,
+        lambda p: (p.unlink(), p.mkdir(), (p / "x").write_text("x")),  # a directory in its place
+    ],
+    ids=["garbage", "cut", "pages", "directory"],
+)
+def test_a_damaged_replay_cache_is_reported_set_aside_and_rebuilt(tmp_path, capsys, damage):
+    from simulacra.llm.replay import ReplayCache
+    from simulacra.llm.scripted import ScriptedModel
+
+    path = tmp_path / "llm-replay.sqlite"
+    _filled_replay_cache(path)
+    damage(path)
+    backend = ScriptedModel({"t": "asked again"})
+    cache = ReplayCache(backend, path)
+    answers = [cache.complete(_request(f"question {i} " + "x" * 200)).text for i in range(300)]
+    assert set(answers) <= {"recorded", "asked again"} and "asked again" in answers
+    assert cache.complete(_request("question 0 " + "x" * 200)).cache_hit  # a working cache
+    cache.close()
+    warning = capsys.readouterr().err.strip()
+    assert len(warning.splitlines()) == 1, warning
+    assert warning.startswith(f"warning: {path}: the replay cache is damaged"), warning
+    (aside,) = tmp_path.glob("llm-replay.sqlite.damaged-*")
+    assert "set aside as " + aside.name in warning
+    assert path.is_file()
+
+
+@pytest.mark.parametrize("kind", ["garbage", "directory"])
+def test_a_damaged_embedding_cache_is_reported_set_aside_and_rebuilt(tmp_path, capsys, kind):
+    from conftest import WordEmbedder
+
+    from simulacra.embed.embedder import CachedEmbedder
+
+    path = tmp_path / "embeddings.sqlite"
+    filled = CachedEmbedder(WordEmbedder(), path)
+    first = filled.embed(["one", "two"])
+    filled._db.close()  # as at the end of a process
+    if kind == "garbage":
+        path.write_bytes(b"\x00garbage" * 1000)
+    else:
+        path.unlink()
+        path.mkdir()
+    inner = WordEmbedder()
+    again = CachedEmbedder(inner, path).embed(["one", "two"])
+    assert (again == first).all() and inner.calls == 1  # computed again
+    warning = capsys.readouterr().err.strip()
+    assert warning.startswith(f"warning: {path}: the embedding cache is damaged"), warning
+    assert len(warning.splitlines()) == 1
+    assert len(list(tmp_path.glob("embeddings.sqlite.damaged-*"))) == 1
+
+
+def test_a_busy_cache_is_not_taken_for_a_damaged_one(tmp_path):
+    import sqlite3
+
+    from simulacra.cachedb import damaged
+
+    path = tmp_path / "c.sqlite"
+    path.write_bytes(b"garbage" * 100)
+    with pytest.raises(sqlite3.DatabaseError) as e:
+        sqlite3.connect(path).execute("SELECT 1 FROM sqlite_master").fetchall()
+    assert damaged(e.value)
+    assert not damaged(sqlite3.OperationalError("database is locked"))
