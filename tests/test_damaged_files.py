@@ -28,6 +28,161 @@ def run(saved_run, tmp_path) -> Path:
     return copy
 
 
+# ------------------------------------------------------------ 7. a damaged run directory
+
+
+def saved(run: Path) -> dict[str, str]:
+    """What the run holds, less the lock file (it names the last process to take it)."""
+    found = fingerprint(run)
+    found.pop(".lock", None)
+    return found
+
+
+def _sql(path: Path, *statements: str) -> None:
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+
+
+def _meta(run: Path, **changes) -> None:
+    import json
+
+    meta = json.loads((run / "meta.json").read_text())
+    meta.update(changes)
+    (run / "meta.json").write_text(json.dumps(meta))
+
+
+def _garbage(path: Path) -> None:
+    path.write_bytes(b"not a database " * 100)
+
+
+DAMAGES = {
+    "memory.sqlite is no database": (lambda r: _garbage(r / "memory.sqlite"), "memory.sqlite"),
+    "memory.sqlite malformed": (
+        lambda r: _damage_in_the_middle(r / "memory.sqlite"),
+        "memory.sqlite",
+    ),
+    "memory.sqlite cut": (
+        lambda r: (r / "memory.sqlite").write_bytes((r / "memory.sqlite").read_bytes()[:9000]),
+        "memory.sqlite",
+    ),
+    "checkpoint cut in half": (
+        lambda r: _sql(
+            r / "memory.sqlite",
+            "UPDATE state SET value = substr(value, 1, length(value) / 2)",
+        ),
+        "memory.sqlite: damaged: its checkpoint is cut short",
+    ),
+    "the last memories deleted": (
+        lambda r: _sql(r / "memory.sqlite", "DELETE FROM memories WHERE id > 4"),
+        "holds 4 memories of",
+    ),
+    "the first memories deleted": (
+        lambda r: _sql(r / "memory.sqlite", "DELETE FROM memories WHERE id <= 4"),
+        "(ids 5 to 8)",
+    ),
+    "every other memory deleted": (
+        lambda r: _sql(r / "memory.sqlite", "DELETE FROM memories WHERE id % 2 = 0"),
+        "memory.sqlite: damaged: holds",
+    ),
+    "one resident's memories deleted": (
+        lambda r: _sql(r / "memory.sqlite", "DELETE FROM memories WHERE agent = 'Maria Lopez'"),
+        "holds 0 memories of Maria Lopez",
+    ),
+    "chroma.sqlite3 is no database": (
+        lambda r: _garbage(r / "chroma" / "chroma.sqlite3"),
+        "chroma.sqlite3: damaged",
+    ),
+    "chroma.sqlite3 malformed": (
+        lambda r: _damage_in_the_middle(r / "chroma" / "chroma.sqlite3"),
+        "chroma.sqlite3: damaged",
+    ),
+    "a step of 0 seconds": (lambda r: _meta(r, step_seconds=0), "meta.json: step_seconds"),
+    "a step of -10 seconds": (lambda r: _meta(r, step_seconds=-10), "meta.json: step_seconds"),
+    "a step that is text": (lambda r: _meta(r, step_seconds="10"), "meta.json: step_seconds"),
+    "an agent who is no resident": (
+        lambda r: _meta(r, agents=["Maria Lopez", "Nobody Atall"]),
+        "meta.json: agents: names 'Nobody Atall', who is not a resident",
+    ),
+    "an end before the start": (
+        lambda r: _meta(r, end="2023-02-13T06:00:00"),
+        "meta.json: end:",
+    ),
+}
+
+
+@pytest.mark.parametrize("damage", list(DAMAGES))
+def test_a_damaged_run_is_one_line_on_resume_and_nothing_changes(run, damage):
+    do, named = DAMAGES[damage]
+    do(run)
+    before = saved(run)
+    line = cli("run", "--resume", run, "--hours", "0.1").one_line_error()
+    assert named in line, line
+    assert "restore" in line or "move" in line or "write" in line, line  # the fix
+    assert saved(run) == before
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["whisper", "{run}", "Maria", "I will paint"], ["set", "{run}", OBJECT, "is on fire"]],
+)
+def test_commands_that_open_a_run_name_the_damage_too(run, command):
+    _sql(run / "memory.sqlite", "UPDATE state SET value = substr(value, 1, 100)")
+    before = saved(run)
+    line = cli(*[str(run) if a == "{run}" else a for a in command]).one_line_error()
+    assert "memory.sqlite: damaged: its checkpoint is cut short" in line
+    assert saved(run) == before
+
+
+def test_an_undamaged_run_still_resumes(run, scripted, word_embedder):
+    from scripted_town import SCRIPTS
+
+    from simulacra.sim.simulation import Simulation
+
+    sim = Simulation.resume(run, model=scripted(SCRIPTS), embedder=word_embedder)
+    assert sim.step_no == 3
+    sim.run(until_step=5)
+    sim.close()
+    again = Simulation.open(run, model=scripted(SCRIPTS), embedder=word_embedder)
+    assert again.step_no == 5
+    again.close()
+
+
+def test_the_fix_for_a_damaged_chroma_works(run, scripted, word_embedder):
+    from scripted_town import SCRIPTS
+
+    from simulacra.sim.simulation import Simulation
+
+    _garbage(run / "chroma" / "chroma.sqlite3")
+    line = cli("run", "--resume", run, "--hours", "0.1").one_line_error()
+    assert f"mv {run / 'chroma'} {run / 'chroma.damaged'}" in line
+    (run / "chroma").rename(run / "chroma.damaged")
+    sim = Simulation.resume(run, model=scripted(SCRIPTS), embedder=word_embedder)
+    maria = sim.resident("Maria Lopez").agent.stream
+    assert maria.retrieve("physics", sim.now)  # the vectors are back
+    sim.close()
+
+
+def test_a_checkpoint_of_an_older_simulacra_is_checked_against_its_cursor(run):
+    import json
+    import sqlite3
+
+    db = sqlite3.connect(run / "memory.sqlite")
+    (value,) = db.execute("SELECT value FROM state WHERE key = 'checkpoint'").fetchone()
+    state = json.loads(value)
+    del state["memories"]  # written before the checkpoint counted memories
+    db.execute("UPDATE state SET value = ? WHERE key = 'checkpoint'", (json.dumps(state),))
+    db.execute("DELETE FROM memories WHERE agent = 'Klaus Mueller' AND id > 2")
+    db.commit()
+    db.close()
+    line = cli("run", "--resume", run, "--hours", "0.1").one_line_error()
+    assert "holds 2 memories of Klaus Mueller (ids 1 to 2), but its checkpoint saw 8" in line
+
+
 # ------------------------------------------------------------ 10. deeply nested TOML
 
 

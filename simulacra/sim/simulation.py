@@ -18,7 +18,7 @@ from simulacra.errors import UserError
 from simulacra.llm import StructuredModel, open_model
 from simulacra.memory import MemoryStore, NewMemory
 from simulacra.settings import LLMSettings, Settings
-from simulacra.sim import rundir, runlock
+from simulacra.sim import rundir, runlock, savedstate
 from simulacra.sim.engine import Engine
 from simulacra.sim.eventlog import EVENTS_FILE, EventLog
 from simulacra.sim.lockstep import Lockstep, LockstepModel
@@ -135,11 +135,14 @@ class Simulation:
         rundir.require_saved_state(directory)
         meta = rundir.read_meta(directory)
         settings = rundir.settings_of(meta)
+        # Damaged files are named before a model is loaded or anything is written.
+        savedstate.check(directory, meta, vector_server=settings.vectors.server)
         if overrides is not None:
             settings.llm = settings.llm.model_copy(update=overrides.model_dump(exclude_unset=True))
         if concurrency is not None:
             settings.engine.concurrency = concurrency
         world = load_world(rundir.world_path(directory, meta))
+        savedstate.check_agents(meta, [p.name for p in world.personas], directory)
         sim = cls._open(directory, meta, world, settings, model, embedder)
         saved = sim.store.load_state(rundir.CHECKPOINT_KEY)
         if saved is None:
@@ -148,7 +151,11 @@ class Simulation:
                 file=directory,
                 fix="it was stopped while being set up: remove the directory and start again",
             )
-        sim.set_state(saved)
+        try:
+            sim.set_state(saved)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            sim.close()
+            raise savedstate.damaged_checkpoint(directory, e) from None
         return sim
 
     @classmethod
@@ -199,9 +206,14 @@ class Simulation:
     # -- state -----------------------------------------------------------------------------
 
     def get_state(self) -> dict:
-        return {"step": self.engine.step_no, "wall_seconds": round(self.engine.wall(), 3)} | (
-            self.town.get_state()
-        )
+        # How many memories each resident holds: saved with them, so that memories lost
+        # from memory.sqlite are found on opening (savedstate.py), not resumed without.
+        memories = {name: len(r.agent.stream) for name, r in self.residents.items()}
+        return {
+            "step": self.engine.step_no,
+            "wall_seconds": round(self.engine.wall(), 3),
+            "memories": memories,
+        } | self.town.get_state()
 
     def set_state(self, state: dict) -> None:
         self.engine.step_no = state["step"]
