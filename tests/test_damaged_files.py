@@ -501,3 +501,54 @@ def test_a_busy_cache_is_not_taken_for_a_damaged_one(tmp_path):
         sqlite3.connect(path).execute("SELECT 1 FROM sqlite_master").fetchall()
     assert damaged(e.value)
     assert not damaged(sqlite3.OperationalError("database is locked"))
+
+
+# ------------------------------------------------------------ 16. a log that ends early
+
+
+def _short_log(run: Path) -> str:
+    """The run's log cut to its first step (the checkpoint is at step 3)."""
+    events = run / "events.jsonl"
+    events.write_bytes(events.read_bytes().split(b"\n")[0] + b"\n")
+    return (
+        f"{events}: the event log ends at step 0, but the checkpoint is at step 3: "
+        "steps 1 to 2 are missing"
+    )
+
+
+def _viewing(monkeypatch):
+    from simulacra.viewer.server import ViewerServer
+
+    def stop(self):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ViewerServer, "serve_forever", stop)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["log"], ["log", "--agent", "Maria"], ["stats"], ["report", "--out", "{tmp}"], ["view"]],
+)
+def test_readers_say_in_one_line_that_the_log_ends_before_the_checkpoint(
+    run, tmp_path, monkeypatch, command
+):
+    said = _short_log(run)
+    _viewing(monkeypatch)
+    before = saved(run)
+    args = [str(tmp_path / "report") if a == "{tmp}" else a for a in command]
+    extra = {"view": ["--no-browser"], "log": ["--chats"]}.get(args[0], [])
+    done = cli(*args[:1], run, *args[1:], *extra)
+    assert done.code == 0 and "Traceback" not in done.err, done.err
+    (line,) = done.err.splitlines()
+    assert line.startswith(f"warning: {said}"), line
+    assert "restore events.jsonl" in line
+    assert saved(run) == before
+    # run --resume refuses the same log with the same words.
+    assert said in cli("run", "--resume", run, "--hours", "0.1").one_line_error()
+
+
+def test_readers_of_a_whole_log_say_nothing(run, monkeypatch):
+    _viewing(monkeypatch)
+    for args in (["log", run], ["stats", run], ["view", run, "--no-browser"]):
+        done = cli(*args)
+        assert done.code == 0 and done.err == "", (args, done.err)

@@ -18,7 +18,7 @@ from rich.table import Table
 
 from simulacra import gametime
 from simulacra.cli.app import cli, model_options, vector_options
-from simulacra.cli.console import console, shown
+from simulacra.cli.console import console, shown, warn
 from simulacra.cli.names import match_name
 from simulacra.errors import UserError
 from simulacra.llm.resolve import resolve_model
@@ -27,6 +27,7 @@ from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.interact import Interactions
 from simulacra.sim.record import StepRecord, UserAction
+from simulacra.sim.savedstate import log_ends_early
 from simulacra.sim.simulation import Simulation
 from simulacra.text import bounded
 from simulacra.world import load_world
@@ -318,6 +319,14 @@ def log(directory: Path, agent: str | None, chats: bool) -> None:
             file=path,
             fix="the file was edited or damaged; restore it from a copy",
         ) from None
+    warn_if_log_short(directory, number)
+
+
+def warn_if_log_short(directory: Path, steps: int | None = None) -> None:
+    """A reader of a log that ends before the run's checkpoint says so (issue 33)."""
+    note = log_ends_early(directory, steps)
+    if note:
+        warn(note)
 
 
 def _print_step(record: StepRecord, day, name: str | None, chats: bool, last: dict[str, str]):

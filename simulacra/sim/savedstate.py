@@ -21,6 +21,7 @@ from urllib.parse import quote
 from simulacra.errors import UserError
 from simulacra.memory.store import CHROMA_DIR, DB_FILE
 from simulacra.sim import rundir
+from simulacra.sim.eventlog import DAMAGED, EVENTS_FILE, missing_steps
 
 CHROMA_DB = "chroma.sqlite3"
 RESTORE = "restore {name} from a copy of the run, or fork a copy that still has it"
@@ -73,9 +74,9 @@ def check_agents(meta: rundir.Meta, names: list[str], directory: Path) -> None:
         )
 
 
-def checkpoint_step(directory: Path) -> int | None:
-    """The step of the run's last checkpoint, or None where it cannot be read (a reader's
-    question: a damaged file is for the commands that open the run to report)."""
+def saved_checkpoint(directory: Path) -> dict | None:
+    """The run's last checkpoint, or None where there is none or it cannot be read (a
+    reader's question: a damaged file is for the commands that open the run to report)."""
     path = directory / DB_FILE
     if not path.is_file():
         return None
@@ -84,10 +85,33 @@ def checkpoint_step(directory: Path) -> int | None:
             row = db.execute(
                 "SELECT value FROM state WHERE key = ?", (rundir.CHECKPOINT_KEY,)
             ).fetchone()
-        step = json.loads(row[0])["step"] if row else None
-    except (sqlite3.Error, ValueError, KeyError, TypeError):
+        state = json.loads(row[0]) if row else None
+    except (UserError, sqlite3.Error, ValueError, TypeError):
         return None
-    return step if isinstance(step, int) and step >= 0 else None
+    return state if isinstance(state, dict) else None
+
+
+def log_ends_early(directory: Path, steps: int | None = None) -> str | None:
+    """For the readers (log, stats, report, view): a warning line when the event log, of
+    ``steps`` whole steps (counted when not given), ends before the run's last checkpoint;
+    `run --resume` refuses such a log with the same words (EventLog.cut)."""
+    step = (saved_checkpoint(directory) or {}).get("step")
+    if not isinstance(step, int):
+        return None
+    if steps is None:
+        steps = _whole_lines(directory / EVENTS_FILE)
+    missing = missing_steps(steps, step)
+    if missing is None:
+        return None
+    return f"{directory / EVENTS_FILE}: {missing} (what is shown stops there; {DAMAGED})"
+
+
+def _whole_lines(path: Path) -> int:
+    try:
+        with path.open("rb") as f:
+            return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
+    except OSError:
+        return 0
 
 
 def damaged_checkpoint(directory: Path, error: Exception) -> UserError:
