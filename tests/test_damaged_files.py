@@ -552,3 +552,86 @@ def test_readers_of_a_whole_log_say_nothing(run, monkeypatch):
     for args in (["log", run], ["stats", run], ["view", run, "--no-browser"]):
         done = cli(*args)
         assert done.code == 0 and done.err == "", (args, done.err)
+
+
+# ------------------------------------------------------------ 8. a full disk
+
+
+def _scripted_runs(monkeypatch) -> None:
+    """`simulacra run` in this process on the scripted town and the word embedder."""
+    from conftest import WordEmbedder
+    from scripted_town import SCRIPTS
+
+    from simulacra import llm
+    from simulacra.llm.scripted import ScriptedModel
+    from simulacra.sim import simulation
+
+    real_open = llm.open_model
+
+    def scripted_model(settings, *, log_dir=None, **_):
+        return real_open(settings, completer=ScriptedModel(SCRIPTS), log_dir=log_dir)
+
+    monkeypatch.setattr(simulation, "open_model", scripted_model)
+    monkeypatch.setattr(simulation, "open_embedder", lambda *a, **k: WordEmbedder())
+
+
+def test_a_full_disk_stops_a_run_with_one_line_and_nothing_lost(run, monkeypatch):
+    import errno
+    import sqlite3
+
+    from simulacra.llm.calllog import CallLog
+    from simulacra.memory.store import MemoryStore
+    from simulacra.sim.eventlog import EventLog, read_events
+
+    full = []
+    write, commit, close = EventLog.write, MemoryStore.commit, CallLog.close
+
+    def write_until_full(self, record):
+        if record.step == 5:
+            full.append(True)
+            raise OSError(errno.ENOSPC, "No space left on device", str(self.path))
+        write(self, record)
+
+    def commit_unless_full(self):
+        if full:  # as Chroma and SQLite fail, each in its own words
+            raise sqlite3.OperationalError("database or disk is full")
+        commit(self)
+
+    def close_when_full(self):
+        close(self)
+        if full:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(EventLog, "write", write_until_full)
+    monkeypatch.setattr(MemoryStore, "commit", commit_unless_full)
+    monkeypatch.setattr(CallLog, "close", close_when_full)
+    _scripted_runs(monkeypatch)
+    done = cli("run", "--resume", run, "--hours", "0.1")
+    line = done.one_line_error()
+    assert "Traceback" not in done.err and "During handling" not in done.err
+    assert line.startswith(f"error: {run}: the disk is full (writing {run / 'events.jsonl'})")
+    assert "nothing was lost, the run stays at its last checkpoint, step 3" in line
+    assert f"simulacra run --resume {run}" in line
+    # With space again, the run goes on from step 3: the steps written past it are cut.
+    monkeypatch.undo()
+    _scripted_runs(monkeypatch)
+    done = cli("run", "--resume", run, "--hours", "0.01")
+    assert done.code == 0, done.err
+    steps = [r.step for r in read_events(run / "events.jsonl")]
+    assert steps == list(range(len(steps))) and len(steps) > 5
+
+
+def test_a_full_disk_in_any_other_command_is_one_line(run, monkeypatch):
+    import errno
+
+    from simulacra.sim import rundir
+
+    def full(path, data, **_):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(rundir, "write_json", full)
+    before = saved(run)
+    line = cli("fork", run, run.parent / "copy").one_line_error()
+    assert f"the disk is full (writing {run.parent / 'copy' / 'meta.json'})" in line
+    assert "free some space" in line
+    assert saved(run) == before

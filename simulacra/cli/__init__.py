@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 
 from simulacra.cli.app import cli
+from simulacra.diskfull import command_failed, is_disk_full
 from simulacra.errors import UserError
 from simulacra.llm.interface import ModelOutputError
 from simulacra.text import printable
@@ -31,6 +32,10 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         print("aborted", file=sys.stderr)
         sys.exit(1)
+    except Exception as e:
+        if not is_disk_full(e):
+            raise
+        _fail(str(command_failed(e)), 2)
     # Without standalone mode click returns exit codes instead of raising them.
     if isinstance(code, int) and code:
         sys.exit(code)

@@ -16,14 +16,14 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from simulacra import gametime
+from simulacra import diskfull, gametime
 from simulacra.cli.app import cli, model_options, vector_options
 from simulacra.cli.console import console, shown, warn
 from simulacra.cli.names import match_name
 from simulacra.errors import UserError
 from simulacra.llm.resolve import resolve_model
 from simulacra.settings import LimitSettings, Settings
-from simulacra.sim import rundir
+from simulacra.sim import rundir, savedstate
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.interact import Interactions
 from simulacra.sim.record import StepRecord, UserAction
@@ -191,12 +191,16 @@ def _run_live(sim: Simulation) -> None:
             rows.add_row(shown(name), shown(f"{a.emoji} {a.activity}"[:90]))
         live.update(Group(progress, rows))
 
+    failure: BaseException | None = None
     try:
         with Live(progress, console=console, refresh_per_second=4, transient=False) as live:
             sim.run(on_step=on_step, should_stop=stop.is_set)
+    except BaseException as e:
+        failure = e
+        raise
     finally:
         signal.signal(signal.SIGINT, previous)
-        sim.close()
+        _close(sim, failure)
     t = sim.model.log.totals
     state = "stopped (Ctrl-C) at" if stop.is_set() else "finished at"
     console.line()  # piped output: the live display's last line has no end of its own
@@ -210,6 +214,21 @@ def _run_live(sim: Simulation) -> None:
         f" · simulacra view {sim.directory}"
         + (f" · simulacra run --resume {sim.directory}" if stop.is_set() else "")
     )
+
+
+def _close(sim: Simulation, failure: BaseException | None) -> None:
+    """Close the run after it stopped, ``failure`` being why if it failed. Closing after a
+    failure can fail too (a full disk fails the call log's last write): the failure is the
+    news, and a full disk one line saying that nothing was lost."""
+    try:
+        sim.close()
+    except Exception as e:
+        if failure is None and not diskfull.is_disk_full(e):
+            raise
+        failure = failure or e
+    if failure is not None and diskfull.is_disk_full(failure):
+        step = (savedstate.saved_checkpoint(sim.directory) or {}).get("step")
+        raise diskfull.run_stopped(failure, sim.directory, step) from None
 
 
 @cli.command()

@@ -228,13 +228,20 @@ class Simulation:
         self.store.commit()
 
     def close(self) -> None:
-        if self.events is not None:
-            self.events.close()
-            self.events = None
-        self.lockstep.close()
-        self.model.log.close()
-        self.store.close()
+        """Close every part, even after one failed to close (a full disk fails the logs'
+        last writes); the first failure is raised when all are closed."""
+        events, self.events = self.events, None
+        parts = [events.close] if events is not None else []
+        parts += [self.lockstep.close, self.model.log.close, self.store.close]
+        failed: Exception | None = None
+        for close in parts:
+            try:
+                close()
+            except Exception as e:  # noqa: BLE001 - raised below, once the rest is closed
+                failed = failed or e
         runlock.release(self.directory)
+        if failed is not None:
+            raise failed
 
     # -- running ---------------------------------------------------------------------------
 
