@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from hostile_helpers import WORLD, cli, copy_world, fingerprint, make_run
 
+from simulacra.sim import runlock
+
 FIXTURE_RUN = Path(__file__).parent / "fixtures" / "run-smallville-3"
 OBJECT = "Hobbs Cafe: cafe: cafe counter"
 
@@ -124,6 +126,7 @@ def test_a_damaged_run_is_one_line_on_resume_and_nothing_changes(run, damage):
     assert named in line, line
     assert "restore" in line or "move" in line or "write" in line, line  # the fix
     assert saved(run) == before
+    assert not runlock._held  # this process is no writer of the run it refused
 
 
 @pytest.mark.parametrize(
@@ -136,6 +139,7 @@ def test_commands_that_open_a_run_name_the_damage_too(run, command):
     line = cli(*[str(run) if a == "{run}" else a for a in command]).one_line_error()
     assert "memory.sqlite: damaged: its checkpoint is cut short" in line
     assert saved(run) == before
+    assert not runlock._held
 
 
 def test_an_undamaged_run_still_resumes(run, scripted, word_embedder):

@@ -23,7 +23,7 @@ from simulacra.cli.names import match_name
 from simulacra.errors import UserError
 from simulacra.llm.resolve import resolve_model
 from simulacra.settings import LimitSettings, Settings
-from simulacra.sim import rundir, savedstate
+from simulacra.sim import rundir, runlock, savedstate
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.interact import Interactions
 from simulacra.sim.record import StepRecord, UserAction
@@ -241,7 +241,11 @@ def fork(source: Path, target: Path) -> None:
 
 
 def _open(directory: Path, settings: Settings) -> Simulation:
-    return Simulation.open(directory, overrides=settings.llm)
+    try:
+        return Simulation.open(directory, overrides=settings.llm)
+    except BaseException:
+        runlock.release(directory)  # held by whisper and set, which fail with it
+        raise
 
 
 def _limits(directory: Path) -> LimitSettings:

@@ -163,7 +163,11 @@ class Simulation:
         """Open at the last checkpoint and cut the events logged after it (after reading
         every line: a damaged log is an error, and nothing is cut)."""
         rundir.hold_for_writing(directory)
-        sim = cls.open(directory, **kwargs)
+        try:
+            sim = cls.open(directory, **kwargs)
+        except BaseException:
+            runlock.release(directory)  # a damaged run: this process is no writer after all
+            raise
         try:
             sim.said += EventLog.cut(directory / EVENTS_FILE, sim.step_no)
         except UserError:
