@@ -137,7 +137,7 @@ def _check_saved_model(directory: Path, settings: Settings) -> None:
     """A run whose model file went away (or was wrong) continues with another: say how."""
     if "model" in settings.llm.model_fields_set:
         return  # --model given: it replaces the saved one
-    saved = rundir.settings_of(rundir.read_meta(directory)).llm.model
+    saved = rundir.settings_of(rundir.read_meta(directory), directory).llm.model
     try:
         resolve_model(saved, cache_dir=settings.llm.cache_dir)
     except UserError as e:
@@ -250,7 +250,7 @@ def _open(directory: Path, settings: Settings) -> Simulation:
 
 def _limits(directory: Path) -> LimitSettings:
     """The run's own bounds on user text, checked before anything is opened."""
-    return rundir.settings_of(rundir.read_meta(directory)).limits
+    return rundir.settings_of(rundir.read_meta(directory), directory).limits
 
 
 @cli.command()

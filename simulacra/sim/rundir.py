@@ -161,8 +161,10 @@ def fork(source: Path, target: Path) -> None:
     write_json(target / META_FILE, meta.to_json())
 
 
-def settings_of(meta: Meta) -> Settings:
-    return Settings.from_dict(meta.settings, source=META_FILE)
+def settings_of(meta: Meta, directory: Path | None = None) -> Settings:
+    """The run's settings; an error in them names ``directory``'s meta.json."""
+    source = directory / META_FILE if directory is not None else META_FILE
+    return Settings.from_dict(meta.settings, source=source)
 
 
 def require_saved_state(directory: Path) -> None:

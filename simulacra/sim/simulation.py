@@ -134,7 +134,7 @@ class Simulation:
         ``concurrency`` the engine's."""
         rundir.require_saved_state(directory)
         meta = rundir.read_meta(directory)
-        settings = rundir.settings_of(meta)
+        settings = rundir.settings_of(meta, directory)
         # Damaged files are named before a model is loaded or anything is written.
         savedstate.check(directory, meta, vector_server=settings.vectors.server)
         if overrides is not None:
