@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+from simulacra.cachedb import damaged
 from simulacra.errors import UserError
 from simulacra.memory.store import CHROMA_DIR, DB_FILE
 from simulacra.sim import rundir
@@ -58,8 +59,8 @@ def check(directory: Path, meta: rundir.Meta, *, vector_server: str | None = Non
     if vector_server is None and chroma.exists():
         if not chroma.is_file():
             raise _chroma_damaged(chroma, "not a file")
-        with _reading(chroma) as db:
-            _whole(db, chroma, damaged=_chroma_damaged)
+        with _reading(chroma, _chroma_damaged) as db:
+            _whole(db, chroma, _chroma_damaged)
 
 
 def check_agents(meta: rundir.Meta, names: list[str], directory: Path) -> None:
@@ -107,6 +108,8 @@ def log_ends_early(directory: Path, steps: int | None = None) -> str | None:
 
 
 def _whole_lines(path: Path) -> int:
+    if not path.is_file():  # a FIFO would never end
+        return 0
     try:
         with path.open("rb") as f:
             return sum(block.count(b"\n") for block in iter(lambda: f.read(1 << 20), b""))
@@ -123,27 +126,28 @@ def damaged_checkpoint(directory: Path, error: Exception) -> UserError:
 
 
 @contextlib.contextmanager
-def _reading(path: Path) -> Iterator[sqlite3.Connection]:
+def _reading(path: Path, report=None) -> Iterator[sqlite3.Connection]:
+    """A connection to read ``path``; damage found while reading is ``report``ed."""
+    report = report or _damaged
     try:
         db = sqlite3.connect(f"file:{quote(str(path.resolve()))}?mode=rw", uri=True, timeout=30)
     except sqlite3.Error as e:
-        raise _damaged(path, f"cannot be opened ({e})") from None
+        raise report(path, f"cannot be opened ({e})") from None
     try:
         yield db
     except sqlite3.DatabaseError as e:
-        raise _damaged(path, str(e)) from None
+        if not damaged(e):  # locked, unreadable, a read-only disk: not the file's fault
+            raise UserError(f"cannot be read: {e}", file=path) from None
+        raise report(path, str(e)) from None
     finally:
         db.close()
 
 
-def _whole(db: sqlite3.Connection, path: Path, *, damaged=None) -> None:
-    damaged = damaged or _damaged
-    try:
-        found = db.execute("PRAGMA quick_check(1)").fetchone()
-    except sqlite3.DatabaseError as e:
-        raise damaged(path, str(e)) from None
+def _whole(db: sqlite3.Connection, path: Path, report=None) -> None:
+    report = report or _damaged
+    found = db.execute("PRAGMA quick_check(1)").fetchone()  # errors: see _reading
     if not found or found[0] != "ok":
-        raise damaged(path, f"SQLite finds it damaged: {found[0] if found else 'no answer'}")
+        raise report(path, f"SQLite finds it damaged: {found[0] if found else 'no answer'}")
 
 
 def _checkpoint(value: str, path: Path) -> dict:
