@@ -37,6 +37,7 @@ from simulacra.memory.stream import MemoryStream, Retrieved
 from simulacra.persona import Persona
 from simulacra.settings import Settings
 from simulacra.text import bounded
+from simulacra.textfile import parse_toml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -152,7 +153,7 @@ class GenerativeAgent:
                 fix="create one with `simulacra agent new DIR --name ...`",
             )
         try:
-            persona = Persona.model_validate(tomllib.loads(path.read_text(encoding="utf-8")))
+            persona = Persona.model_validate(parse_toml(path.read_text(encoding="utf-8")))
         except (tomllib.TOMLDecodeError, ValueError) as e:
             raise UserError(f"unreadable persona: {e}", file=path) from None
         return cls._build(directory, persona, None, settings, model, embedder)
@@ -311,6 +312,8 @@ class GenerativeAgent:
         thought that its next plans follow."""
         now = self._at(at)
         statement = self._bounded(statement.strip(), "STATEMENT")
+        if not statement:
+            raise UserError("the statement is empty", field="STATEMENT", fix="say what to resolve")
         memory = NewMemory(
             statement,
             Kind.REFLECTION,

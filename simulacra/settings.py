@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from simulacra.errors import UserError
-from simulacra.textfile import read_text
+from simulacra.textfile import parse_toml, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -265,7 +265,7 @@ class Settings(_Section):
             return cls()
         path = Path(path)
         try:
-            data = tomllib.loads(read_text(path))
+            data = parse_toml(read_text(path))
         except (FileNotFoundError, IsADirectoryError):
             raise UserError("no such settings file", file=path) from None
         except tomllib.TOMLDecodeError as e:

@@ -36,6 +36,16 @@ def check_name(value: str) -> str:
     return value
 
 
+def check_free_text(value: str, *, one_line: bool = False) -> str:
+    """Text from a file that is stored and shown (a post, its author): no control characters,
+    as :func:`bounded` requires of what the town stores; newlines and tabs only where
+    ``one_line`` is false."""
+    bad = unsafe_characters(value, keep=frozenset() if one_line else _KEPT)
+    if bad:
+        raise ValueError(f"contains the control character U+{ord(bad[0]):04X}")
+    return value
+
+
 def bounded(text: str, limit: int, *, field: str, setting: str) -> str:
     """User text that becomes a memory or an object state: at most ``limit`` characters and
     no control characters, else a one-line error saying which setting holds the limit."""

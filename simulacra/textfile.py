@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from pathlib import Path
 
 from simulacra.errors import UserError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 
 MAX_BYTES = 4 << 20  # world, persona, scenario and settings files are a few kilobytes
 
@@ -56,3 +62,12 @@ def read_text(path: Path, *, limit: int = MAX_BYTES) -> str:
             file=path,
             fix="save the file as UTF-8",
         ) from None
+
+
+def parse_toml(text: str) -> dict:
+    """TOML text as a dict, where a value nested thousands deep (which tomllib parses by
+    recursion) is a TOMLDecodeError like any other malformed file, not a RecursionError."""
+    try:
+        return tomllib.loads(text)
+    except RecursionError:
+        raise tomllib.TOMLDecodeError("a value is nested too deeply") from None

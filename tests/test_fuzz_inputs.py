@@ -1,6 +1,7 @@
 """Generated bad input (issue 12, "Done when"): malformed worlds, settings files, event logs and
-command lines. Whatever comes in, the command either works or exits with code 2 and one line
-naming the file or argument: no traceback, and nothing already saved is changed.
+command lines, and (issue 33) damaged run directories. Whatever comes in, the command either
+works or exits with code 2 and one line naming the file or argument: no traceback, and nothing
+already saved is changed. A damaged shared cache is reported in one line and set aside.
 
 No language model is ever loaded: SIMULACRA_MODEL names a file that is not there, so any
 command that got as far as needing the model stops with its one-line error.
@@ -8,12 +9,13 @@ command that got as far as needing the model stops with its one-line error.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
 
 import pytest
-from hostile_helpers import WORLD, cli, copy_world, fingerprint
+from hostile_helpers import WORLD, cli, copy_world, fingerprint, make_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -189,6 +191,180 @@ def test_malformed_event_logs(tmp_path, data):
         done = cli(*args)
         _assert_clean(done, str(run))
     assert fingerprint(run) == before  # readers change nothing
+
+
+# ------------------------------------------------------------------------- run directories
+# Issue 33: a damaged run directory, opened for writing, is one line naming the damaged file
+# (or, where the damage reads as a whole run, the missing model: nothing past it ran).
+
+
+@pytest.fixture(scope="module")
+def made_run(tmp_path_factory) -> Path:
+    return make_run(tmp_path_factory.mktemp("fuzz-run") / "run")
+
+
+def _saved(run: Path) -> dict[str, str]:
+    found = fingerprint(run)
+    found.pop(".lock", None)  # the pid of the last process to take the write lock
+    return found
+
+
+def _sql(path: Path, statement: str, params: tuple = ()) -> None:
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute(statement, params)
+    db.commit()
+    db.close()
+
+
+@st.composite
+def run_damages(draw, run: Path):
+    """A function that damages a run directory: bytes of one of its files, rows or the
+    checkpoint of memory.sqlite, a field of meta.json, or a file swapped for something else."""
+    kind = draw(st.sampled_from(["bytes", "bytes", "rows", "checkpoint", "meta", "swap"]))
+    if kind == "bytes":
+        name = draw(st.sampled_from(["memory.sqlite", "chroma/chroma.sqlite3", "meta.json"]))
+        data = draw(mutations((run / name).read_bytes()))
+        return lambda r: (r / name).write_bytes(data)
+    if kind == "rows":
+        where = draw(st.sampled_from(["id > ?", "id <= ?", "id % 3 = ?", "id = ?"]))
+        n = draw(st.integers(0, 9))
+        return lambda r: _sql(r / "memory.sqlite", f"DELETE FROM memories WHERE {where}", (n,))
+    if kind == "checkpoint":
+        cut = draw(st.integers(0, 20_000))
+        return lambda r: _sql(
+            r / "memory.sqlite",
+            "UPDATE state SET value = substr(value, 1, ?) WHERE key = 'checkpoint'",
+            (cut,),
+        )
+    if kind == "meta":
+        key = draw(
+            st.sampled_from(["step_seconds", "agents", "start", "end", "seed", "world_folder"])
+        )
+        value = draw(
+            st.one_of(
+                st.sampled_from([0, -1, 10**9, "", None, [], {}, ["Nobody"], 1.5, True]),
+                _TEXT,
+            )
+        )
+
+        def meta(r: Path) -> None:
+            data = json.loads((r / "meta.json").read_text("utf-8"))
+            data[key] = value
+            (r / "meta.json").write_text(json.dumps(data), "utf-8")
+
+        return meta
+    name = draw(st.sampled_from(["memory.sqlite", "chroma/chroma.sqlite3", "meta.json"]))
+    swap = draw(st.sampled_from(["folder", "fifo", "loop", "empty"]))
+
+    def swapped(r: Path) -> None:
+        (r / name).unlink()
+        {
+            "folder": os.mkdir,
+            "fifo": os.mkfifo,
+            "loop": lambda p: p.symlink_to(p),
+            "empty": lambda p: p.write_bytes(b""),
+        }[swap](r / name)
+
+    return swapped
+
+
+@fuzz(60)
+@given(data=st.data())
+def test_damaged_run_directories(made_run, tmp_path, data):
+    run = tmp_path / "run"
+    shutil.rmtree(run, ignore_errors=True)
+    shutil.copytree(made_run, run, symlinks=True)
+    data.draw(run_damages(made_run))(run)
+    before = _saved(run)
+    model = tmp_path / "no-model.gguf"
+    command = data.draw(
+        st.sampled_from(
+            [
+                ["run", "--resume", run, "--hours", "0.1", "--model", model],
+                ["whisper", run, "Maria", "I will paint"],
+                ["set", run, "Hobbs Cafe: cafe: cafe counter", "is on fire"],
+                ["interview", run, "Maria", "What are you working on?"],
+            ]
+        )
+    )
+    done = cli(*command)
+    assert "Traceback" not in done.err, (command, done.err)
+    line = done.one_line_error()  # no model is there: nothing succeeds
+    assert str(run) in line or "model" in line, line
+    if str(run) in line:
+        assert "(" in line, line  # the fix, between brackets
+    assert _saved(run) == before, line
+    for reader in (["log", run], ["stats", run]):  # readers read what they can
+        _assert_clean(cli(*reader), str(run))
+    assert _saved(run) == before
+
+
+# ------------------------------------------------------------------------- shared caches
+
+
+@pytest.fixture(scope="module")
+def filled_caches(tmp_path_factory) -> Path:
+    """A replay cache and an embedding cache holding a few pages of entries."""
+    from conftest import WordEmbedder
+
+    from simulacra.embed.embedder import CachedEmbedder
+    from simulacra.llm.replay import ReplayCache
+    from simulacra.llm.scripted import ScriptedModel
+
+    folder = tmp_path_factory.mktemp("fuzz-caches")
+    replay = ReplayCache(ScriptedModel({"t": "recorded"}), folder / "llm-replay.sqlite")
+    for i in range(60):
+        replay.complete(_request(i))
+    replay.close()
+    embedder = CachedEmbedder(WordEmbedder(), folder / "embeddings.sqlite")
+    embedder.embed([f"memory number {i}" for i in range(60)])
+    embedder._db.close()
+    return folder
+
+
+def _request(i: int):
+    from simulacra.llm.completion import Request
+
+    return Request("t", "s", f"question {i} " + "x" * 100, None, 10, 0.5, 0.9, 1)
+
+
+@fuzz(60)
+@given(data=st.data())
+def test_damaged_caches_are_set_aside_never_fatal(filled_caches, tmp_path, capsys, data):
+    from conftest import WordEmbedder
+
+    from simulacra.embed.embedder import CachedEmbedder
+    from simulacra.llm.replay import ReplayCache
+    from simulacra.llm.scripted import ScriptedModel
+
+    folder = tmp_path / "cache"
+    shutil.rmtree(folder, ignore_errors=True)
+    shutil.copytree(filled_caches, folder)
+    name = data.draw(st.sampled_from(["llm-replay.sqlite", "embeddings.sqlite"]))
+    path = folder / name
+    if data.draw(st.booleans()):
+        path.write_bytes(data.draw(mutations(path.read_bytes())))
+    else:
+        path.unlink()
+        data.draw(st.sampled_from([os.mkdir, lambda p: p.write_bytes(b"\0" * 5000)]))(path)
+    capsys.readouterr()
+    if name == "llm-replay.sqlite":
+        cache = ReplayCache(ScriptedModel({"t": "asked again"}), path)
+        for i in range(60):  # answered, from the cache or asked again
+            assert isinstance(cache.complete(_request(i)).text, str)
+        cache.close()
+    else:
+        embedder = CachedEmbedder(WordEmbedder(), path)
+        vectors = embedder.embed([f"memory number {i}" for i in range(60)])
+        assert vectors.shape == (60, 256)
+        embedder._db.close()
+    warnings = capsys.readouterr().err.splitlines()
+    aside = list(folder.glob(f"{name}.damaged-*[0-9]"))
+    assert len(warnings) == len(aside) <= 1, warnings
+    for line in warnings:
+        assert line.startswith(f"warning: {path}: the ") and "set aside as" in line, line
 
 
 # ------------------------------------------------------------------------- command lines

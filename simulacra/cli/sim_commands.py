@@ -16,19 +16,22 @@ from rich.live import Live
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from simulacra import gametime
+from simulacra import diskfull, gametime
 from simulacra.cli.app import cli, model_options, vector_options
-from simulacra.cli.console import console, shown
+from simulacra.cli.console import console, shown, warn
 from simulacra.cli.names import match_name
 from simulacra.errors import UserError
 from simulacra.llm.resolve import resolve_model
 from simulacra.settings import LimitSettings, Settings
-from simulacra.sim import rundir
+from simulacra.sim import rundir, runlock, savedstate
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.interact import Interactions
 from simulacra.sim.record import StepRecord, UserAction
+from simulacra.sim.savedstate import log_ends_early
 from simulacra.sim.simulation import Simulation
 from simulacra.text import bounded
+from simulacra.world import load_world
+from simulacra.world.state import WorldState
 
 SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 MAX_HOURS = 24 * 366  # a year of game time per command; --resume adds more
@@ -134,7 +137,7 @@ def _check_saved_model(directory: Path, settings: Settings) -> None:
     """A run whose model file went away (or was wrong) continues with another: say how."""
     if "model" in settings.llm.model_fields_set:
         return  # --model given: it replaces the saved one
-    saved = rundir.settings_of(rundir.read_meta(directory)).llm.model
+    saved = rundir.settings_of(rundir.read_meta(directory), directory).llm.model
     try:
         resolve_model(saved, cache_dir=settings.llm.cache_dir)
     except UserError as e:
@@ -192,13 +195,17 @@ def _run_live(sim: Simulation) -> None:
             rows.add_row(shown(name), shown(f"{a.emoji} {a.activity}"[:90]))
         live.update(Group(progress, rows))
 
+    failure: BaseException | None = None
     try:
         with Live(progress, console=console, refresh_per_second=4, transient=False) as live:
             sim.run(on_step=on_step, should_stop=stop.is_set)
+    except BaseException as e:
+        failure = e
+        raise
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        sim.close()
+        _close(sim, failure)
     t = sim.model.log.totals
     state = f"stopped ({stopped_by[0]}) at" if stop.is_set() else "finished at"
     console.line()  # piped output: the live display's last line has no end of its own
@@ -214,6 +221,21 @@ def _run_live(sim: Simulation) -> None:
     )
 
 
+def _close(sim: Simulation, failure: BaseException | None) -> None:
+    """Close the run after it stopped, ``failure`` being why if it failed. Closing after a
+    failure can fail too (a full disk fails the call log's last write): the failure is the
+    news, and a full disk one line saying that nothing was lost."""
+    try:
+        sim.close()
+    except Exception as e:
+        if failure is None and not diskfull.is_disk_full(e):
+            raise
+        failure = failure or e
+    if failure is not None and diskfull.is_disk_full(failure):
+        step = (savedstate.saved_checkpoint(sim.directory) or {}).get("step")
+        raise diskfull.run_stopped(failure, sim.directory, step) from None
+
+
 @cli.command()
 @click.argument("source", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("target", type=click.Path(file_okay=False, path_type=Path))
@@ -224,12 +246,16 @@ def fork(source: Path, target: Path) -> None:
 
 
 def _open(directory: Path, settings: Settings) -> Simulation:
-    return Simulation.open(directory, overrides=settings.llm)
+    try:
+        return Simulation.open(directory, overrides=settings.llm)
+    except BaseException:
+        runlock.release(directory)  # held by whisper and set, which fail with it
+        raise
 
 
 def _limits(directory: Path) -> LimitSettings:
     """The run's own bounds on user text, checked before anything is opened."""
-    return rundir.settings_of(rundir.read_meta(directory)).limits
+    return rundir.settings_of(rundir.read_meta(directory), directory).limits
 
 
 @cli.command()
@@ -246,8 +272,9 @@ def interview(
     limit = _limits(directory).memory_chars
     bounded(question, limit, field="QUESTION", setting="limits.memory_chars")
     bounded(interviewer, limit, field="--as", setting="limits.memory_chars")
+    name = match_name(agent, rundir.read_meta(directory).agents)  # before opening anything
     sim = _open(directory, settings)
-    resident = sim.resident(match_name(agent, list(sim.residents)))
+    resident = sim.resident(name)
     answer = resident.agent.interview(question, interviewer, at=sim.now)
     console.print(f"{shown(resident.name)}: {shown(answer)}")
     sim.close()
@@ -261,10 +288,13 @@ def interview(
 def whisper(settings: Settings, directory: Path, agent: str, statement: str) -> None:
     """Speak as AGENT's inner voice: STATEMENT becomes its resolve, followed by its next plans."""
     limit = _limits(directory).memory_chars
-    bounded(statement.strip(), limit, field="STATEMENT", setting="limits.memory_chars")
+    statement = bounded(statement.strip(), limit, field="STATEMENT", setting="limits.memory_chars")
+    if not statement:
+        raise UserError("the statement is empty", field="STATEMENT", fix="say what AGENT resolves")
+    # Checked before the run is opened: opening writes to Chroma's files even if nothing follows.
+    name = match_name(agent, rundir.read_meta(directory).agents)
     rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
-    name = match_name(agent, list(sim.residents))
     said = Interactions(sim).whisper(name, statement)  # logged with the next step
     sim.close()
     console.print(f"{shown(name)} resolves: {shown(said)}")
@@ -280,11 +310,18 @@ def set_state(settings: Settings, directory: Path, obj: str, state: str) -> None
     Agents who can see it notice on the next step."""
     limit = _limits(directory).object_state_chars
     state = bounded(state, limit, field="STATE", setting="limits.object_state_chars")
+    _check_object(directory, obj, state)  # before opening: opening writes to Chroma's files
     rundir.hold_for_writing(directory)
     sim = _open(directory, settings)
     address, now = Interactions(sim).set_object(obj, state)  # logged with the next step
     sim.close()
     console.print(shown(f"{address} is {now}"))
+
+
+def _check_object(directory: Path, obj: str, state: str) -> None:
+    """The object and its state as the town will take them, read from the run's world."""
+    world = load_world(rundir.world_path(directory, rundir.read_meta(directory)))
+    WorldState(world).set_object_state(obj, state)  # a scratch state: raises what the town would
 
 
 @cli.command()
@@ -310,6 +347,14 @@ def log(directory: Path, agent: str | None, chats: bool) -> None:
             file=path,
             fix="the file was edited or damaged; restore it from a copy",
         ) from None
+    warn_if_log_short(directory, number)
+
+
+def warn_if_log_short(directory: Path, steps: int | None = None) -> None:
+    """A reader of a log that ends before the run's checkpoint says so (issue 33)."""
+    note = log_ends_early(directory, steps)
+    if note:
+        warn(note)
 
 
 def _print_step(record: StepRecord, day, name: str | None, chats: bool, last: dict[str, str]):

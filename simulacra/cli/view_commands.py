@@ -9,6 +9,7 @@ import click
 
 from simulacra.cli.app import cli
 from simulacra.cli.console import console
+from simulacra.cli.sim_commands import warn_if_log_short
 
 SIM_DIR = click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 # The options every page-serving command shares (view, play, feed view).
@@ -37,6 +38,7 @@ def view(directory: Path, port: int, no_browser: bool, follow: bool) -> None:
 
     server = ViewerServer(directory, port=port, follow=follow)
     console.print(f"viewing {directory} at {server.url}   (Ctrl-C stops)")
+    warn_if_log_short(directory, server.events.refresh())
     if not no_browser:
         webbrowser.open(server.url)
     try:
@@ -61,3 +63,4 @@ def report(directory: Path, out: Path | None) -> None:
     from simulacra.viewer.report import write_report
 
     console.print(str(write_report(directory, out)))
+    warn_if_log_short(directory)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import abc
 import hashlib
 import os
-import sqlite3
 from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
+from simulacra.cachedb import CacheDB
 from simulacra.errors import UserError
 from simulacra.settings import EmbedSettings
 
@@ -104,14 +104,13 @@ class CachedEmbedder(Embedder):
         self._memory_items = memory_items
         self._db = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # Lockstep tasks (simulacra/sim/lockstep.py) embed from their threads, one at a time.
-            self._db = sqlite3.connect(
-                path, timeout=30, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB NOT NULL)"
+            # A damaged cache is reported and started afresh, never fatal (see cachedb.py).
+            self._db = CacheDB(
+                path,
+                schema="CREATE TABLE IF NOT EXISTS vectors (key TEXT PRIMARY KEY, vector BLOB"
+                " NOT NULL)",
+                table="vectors",
+                what="embedding cache",
             )
 
     def _key(self, text: str) -> str:
@@ -132,7 +131,8 @@ class CachedEmbedder(Embedder):
                 for key, blob in self._db.execute(
                     f"SELECT key, vector FROM vectors WHERE key IN ({marks})", chunk
                 ):
-                    found[key] = np.frombuffer(blob, dtype=np.float32)
+                    if isinstance(blob, bytes) and blob and len(blob) % 4 == 0:
+                        found[key] = np.frombuffer(blob, dtype=np.float32)
         missing = {k: t for k, t in zip(keys, texts, strict=True) if k not in found}
         if missing:
             self.misses += len(missing)

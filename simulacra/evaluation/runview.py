@@ -258,7 +258,7 @@ def run_settings(directory: Path, overrides: LLMSettings | None = None) -> Setti
     """The run's own settings, with the model settings the user gave explicitly."""
     from simulacra.sim import rundir
 
-    settings = rundir.settings_of(rundir.read_meta(directory))
+    settings = rundir.settings_of(rundir.read_meta(directory), directory)
     if overrides is not None:
         settings.llm = settings.llm.model_copy(update=overrides.model_dump(exclude_unset=True))
     return settings

@@ -41,6 +41,7 @@ from simulacra.feed.world import (
 from simulacra.llm import LanguageModel, open_model
 from simulacra.memory.record import Kind, NewMemory
 from simulacra.settings import RetrievalSettings, Settings
+from simulacra.text import check_free_text
 
 AGENTS_DIR = "agents"
 # The design's action step: the memories most similar to the thread, by cosine alone.
@@ -346,6 +347,11 @@ def post_to(
     author, text = " ".join(author.split()), text.strip()
     if not author or not text:
         raise UserError("a post needs an author and some text", field="--as / TEXT")
+    for value, field, one_line in ((author, "--as", True), (text, "TEXT", False)):
+        try:
+            check_free_text(value, one_line=one_line)
+        except ValueError as e:
+            raise UserError(str(e), field=field, fix="remove it") from None
     parent = board.find(reply_to) if reply_to is not None else None
     if reply_to is not None and (parent is None or parent.posted > board.now):
         # A scheduled post of the world that the feed's clock has not reached is not out yet.

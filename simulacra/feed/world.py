@@ -12,10 +12,19 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from simulacra.errors import UserError
 from simulacra.persona import Persona
+from simulacra.text import check_free_text
+from simulacra.textfile import parse_toml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -87,6 +96,16 @@ class Post(_Strict):
     ref: str | None = Field(None, max_length=60)
     reply_to: str | None = Field(None, max_length=60)
 
+    @field_validator("author", "ref", "reply_to")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        return None if value is None else check_free_text(value, one_line=True)
+
+    @field_validator("text")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        return check_free_text(value)
+
 
 class FeedWorld(_Strict):
     info: FeedInfo
@@ -96,7 +115,7 @@ class FeedWorld(_Strict):
 
 def read_toml(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return parse_toml(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise UserError(
             "missing file", file=path, fix="see worlds/fan-feed/ for an example"
@@ -105,13 +124,15 @@ def read_toml(path: Path) -> dict:
         raise UserError(f"not valid TOML: {e}", file=path) from None
 
 
-def validated(model: type[BaseModel], data: object, path: Path) -> BaseModel:
+def validated(model: type[BaseModel], data: object, path: Path, within: str = "") -> BaseModel:
+    """``data`` as a ``model``; ``within`` names where in the file it is (``post[3]``)."""
     try:
         return model.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
-        where = ".".join(str(x) for x in err["loc"] if x != "persona")
-        raise UserError(err["msg"], file=path, field=where or None) from None
+        where = ".".join([within] * bool(within) + [str(x) for x in err["loc"] if x != "persona"])
+        message = err["msg"].removeprefix("Value error, ")
+        raise UserError(message, file=path, field=where or None) from None
 
 
 def load_character(path: Path) -> Character:
@@ -140,7 +161,11 @@ def load_world(directory: Path) -> FeedWorld:
         raise UserError("two characters share a name", file=directory / CHARACTERS_DIR)
     posts_path = directory / POSTS_FILE
     raw = read_toml(posts_path).get("post", []) if posts_path.is_file() else []
-    posts = [validated(Post, p, posts_path) for p in raw]
+    if not isinstance(raw, list):
+        raise UserError(
+            "post is not a list of posts", file=posts_path, field="post", fix="write [[post]]"
+        )
+    posts = [validated(Post, p, posts_path, f"post[{i}]") for i, p in enumerate(raw, 1)]
     refs: set[str] = set()
     for i, post in enumerate(posts):
         if post.reply_to is not None and post.reply_to not in refs:
@@ -151,5 +176,12 @@ def load_world(directory: Path) -> FeedWorld:
                 fix="give the ref of a post above this one",
             )
         if post.ref is not None:
+            if post.ref in refs:
+                raise UserError(
+                    f"ref {post.ref!r} is given to an earlier post too",
+                    file=posts_path,
+                    field=f"post[{i + 1}].ref",
+                    fix="give each post its own ref, so a reply_to names one post",
+                )
             refs.add(post.ref)
     return FeedWorld(info=info, characters=characters, posts=posts)  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ SHA-256 the catalogue records. Nothing is downloaded here: pip brought the parts
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import os
@@ -149,11 +150,56 @@ def _marker(target: Path) -> Path:
 
 
 def _marked_verified(model: CatalogueModel, target: Path) -> bool:
-    """Verified once, at assembly: the marker records the hash and the size it had then."""
+    """Verified at assembly: the marker records the file's hash, size and time of change,
+    and a hash of its first and last MiB. A file changed since (a new mtime, or a marker of
+    an older simulacra without one) is hashed whole again, once; otherwise its ends are
+    checked, which finds damage at either end of a file whose mtime was kept."""
     marker = _marker(target)
-    if not (target.is_file() and marker.is_file()):
+    try:
+        if not (target.is_file() and marker.is_file()):
+            return False
+        # A marker is ASCII; anything else in it (damage, an edit) means not verified.
+        fields = marker.read_bytes().decode("ascii").split()
+        info = target.stat()
+    except (OSError, UnicodeDecodeError):
         return False
-    return marker.read_text(encoding="ascii").strip() == f"{model.sha256} {target.stat().st_size}"
+    if fields[:2] != [str(model.sha256), str(info.st_size)]:
+        return False
+    if len(fields) == 4 and fields[2] == str(info.st_mtime_ns):
+        return fields[3] == _ends_hash(target)
+    if _whole_hash(target) != model.sha256:
+        return False
+    with contextlib.suppress(OSError):  # a read-only cache: the whole hash again next time
+        _write_marker(model, target)
+    return True
+
+
+def _ends_hash(path: Path) -> str:
+    """SHA-256 of the first and the last MiB: a cheap look at a file of gigabytes."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        digest.update(f.read(CHUNK))
+        size = f.seek(0, os.SEEK_END)
+        f.seek(max(size - CHUNK, 0))
+        digest.update(f.read(CHUNK))
+    return digest.hexdigest()
+
+
+def _whole_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        while chunk := f.read(CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _write_marker(model: CatalogueModel, target: Path) -> None:
+    info = target.stat()
+    marker = _marker(target)
+    partial = marker.with_name(marker.name + f".part-{os.getpid()}")
+    line = f"{model.sha256} {info.st_size} {info.st_mtime_ns} {_ends_hash(target)}\n"
+    partial.write_text(line, encoding="ascii")
+    partial.replace(marker)
 
 
 Progress = Callable[[int], None]  # called with the bytes just written
@@ -209,7 +255,7 @@ def assemble(model: CatalogueModel, cache_dir: Path, progress: Progress | None =
         partial.replace(target)
     finally:
         partial.unlink(missing_ok=True)
-    _marker(target).write_text(f"{model.sha256} {target.stat().st_size}\n", encoding="ascii")
+    _write_marker(model, target)
     return target
 
 

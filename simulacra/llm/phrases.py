@@ -16,6 +16,7 @@ from typing import Any
 import jinja2
 
 from simulacra.errors import UserError
+from simulacra.textfile import parse_toml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -80,6 +81,6 @@ def phrases_beside(module_file: str, section: str) -> Phrases:
 @cache
 def _load(path: Path) -> dict:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return parse_toml(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"not valid TOML: {e}", file=path) from None

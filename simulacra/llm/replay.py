@@ -6,12 +6,17 @@ simulation killed and resumed replays every answer it had already paid for.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Iterable
 from pathlib import Path
 
+from simulacra.cachedb import CacheDB
 from simulacra.llm.completion import Completer, Completion, Request
+
+SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
+    " prompt_tokens INT, reused_tokens INT, generated_tokens INT, seconds REAL)"
+)
 
 
 class ReplayCache:
@@ -24,15 +29,10 @@ class ReplayCache:
     def __init__(self, inner: Completer, path: Path) -> None:
         self.inner = inner
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
         # Agents thinking in parallel ask from several threads; one lock keeps the cache whole.
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, text TEXT NOT NULL,"
-            " prompt_tokens INT, reused_tokens INT, generated_tokens INT, seconds REAL)"
-        )
+        # A damaged cache is reported and started afresh, never fatal (see cachedb.py).
+        self._db = CacheDB(path, schema=SCHEMA, table="answers", what="replay cache")
 
     @property
     def identity(self) -> str:

@@ -24,6 +24,7 @@ from simulacra import gametime
 from simulacra.errors import UserError
 from simulacra.llm.fitting import shortened_to_fit
 from simulacra.llm.interface import LanguageModel, Prompt
+from simulacra.textfile import parse_toml
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -133,7 +134,7 @@ def _compiled(path: Path, source: str) -> jinja2.Template:
 
 def load_template(path: Path) -> PromptTemplate:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = parse_toml(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"not valid TOML: {e}", file=path) from None
     for key in ("description", "schema", "user"):

@@ -75,14 +75,9 @@ class EventLog:
             steps += 1
             if record.step < before_step:
                 keep += len(raw) + 1
-        if steps < before_step:
-            ends = f"ends at step {steps - 1}" if steps else "holds no step"
-            raise UserError(
-                f"the event log {ends}, but the checkpoint is at step "
-                f"{before_step}: steps {steps} to {before_step - 1} are missing",
-                file=path,
-                fix=DAMAGED,
-            )
+        missing = missing_steps(steps, before_step)
+        if missing:
+            raise UserError(missing, file=path, fix=DAMAGED)
         said = []
         if torn:
             said.append(
@@ -97,6 +92,18 @@ class EventLog:
                 os.fsync(f.fileno())
             os.replace(tmp, path)  # a new file: a viewer following the run starts over
         return said
+
+
+def missing_steps(steps: int, checkpoint: int) -> str | None:
+    """What is missing from a log of ``steps`` steps whose run checkpointed at step
+    ``checkpoint`` (every step before it was logged first), or None when nothing is."""
+    if steps >= checkpoint:
+        return None
+    ends = f"ends at step {steps - 1}" if steps else "holds no step"
+    return (
+        f"the event log {ends}, but the checkpoint is at step {checkpoint}: "
+        f"steps {steps} to {checkpoint - 1} are missing"
+    )
 
 
 def parse_line(

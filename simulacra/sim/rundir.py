@@ -91,9 +91,42 @@ def read_meta(directory: Path) -> Meta:
             fix="give a directory written by `simulacra run`",
         )
     try:
-        return Meta.from_json(json.loads(read_text(path)))
+        data = json.loads(read_text(path))
+        meta = Meta.from_json(data)
+        _check_meta(meta, path)
     except (ValueError, KeyError, TypeError) as e:
-        raise UserError(f"unreadable: {e}", file=path) from None
+        raise UserError(f"unreadable: {e}", file=path, fix=META_FIX) from None
+    return meta
+
+
+META_FIX = "restore meta.json from a copy of the run, or fork a copy that still has it"
+
+
+def _check_meta(meta: Meta, path: Path) -> None:
+    """Fields that parse but that no run writes (a step of 0 seconds divides by zero, an
+    agent that is no string cannot be a resident): one line naming the field."""
+
+    def bad(field: str, problem: str, fix: str = META_FIX) -> UserError:
+        return UserError(problem, file=path, field=field, fix=fix)
+
+    step = meta.step_seconds
+    if not isinstance(step, int) or isinstance(step, bool) or not 1 <= step <= 3600:
+        raise bad(
+            "step_seconds",
+            f"{step!r} is not a whole number of seconds from 1 to 3600",
+            "write the world's step_seconds (scenario.toml in the run's world/ folder)",
+        )
+    agents = meta.agents
+    if not isinstance(agents, list) or not all(isinstance(a, str) and a for a in agents):
+        raise bad("agents", "is not a list of residents' names")
+    if len(set(agents)) != len(agents):
+        raise bad("agents", "names a resident twice")
+    if meta.end < meta.start:
+        raise bad("end", f"{meta.end} is before the start, {meta.start}")
+    if not isinstance(meta.seed, int) or not isinstance(meta.settings, dict):
+        raise bad("seed" if not isinstance(meta.seed, int) else "settings", "has the wrong type")
+    if not isinstance(meta.world_folder, str):
+        raise bad("world_folder", "is not a folder name")
 
 
 def prepare(directory: Path, world: World) -> Path:
@@ -135,8 +168,10 @@ def fork(source: Path, target: Path) -> None:
     write_json(target / META_FILE, meta.to_json())
 
 
-def settings_of(meta: Meta) -> Settings:
-    return Settings.from_dict(meta.settings, source=META_FILE)
+def settings_of(meta: Meta, directory: Path | None = None) -> Settings:
+    """The run's settings; an error in them names ``directory``'s meta.json."""
+    source = directory / META_FILE if directory is not None else META_FILE
+    return Settings.from_dict(meta.settings, source=source)
 
 
 def require_saved_state(directory: Path) -> None:

@@ -19,7 +19,7 @@ from simulacra.errors import UserError
 from simulacra.llm import StructuredModel, open_model
 from simulacra.memory import MemoryStore, NewMemory
 from simulacra.settings import LLMSettings, Settings
-from simulacra.sim import rundir, runlock
+from simulacra.sim import rundir, runlock, savedstate
 from simulacra.sim.engine import Engine
 from simulacra.sim.eventlog import EVENTS_FILE, EventLog
 from simulacra.sim.lockstep import Lockstep, LockstepModel
@@ -143,18 +143,25 @@ class Simulation:
         ``concurrency`` the engine's."""
         rundir.require_saved_state(directory)
         meta = rundir.read_meta(directory)
-        settings = rundir.settings_of(meta)
+        settings = rundir.settings_of(meta, directory)
+        # Damaged files are named before a model is loaded or anything is written.
+        savedstate.check(directory, meta, vector_server=settings.vectors.server)
         if overrides is not None:
             settings.llm = settings.llm.model_copy(update=overrides.model_dump(exclude_unset=True))
         if concurrency is not None:
             settings.engine.concurrency = concurrency
         world = load_world(rundir.world_path(directory, meta))
+        savedstate.check_agents(meta, [p.name for p in world.personas], directory)
         sim = cls._open(directory, meta, world, settings, model, embedder)
         saved = sim.store.load_state(rundir.CHECKPOINT_KEY)
         if saved is None:  # killed after making the memories, before the first checkpoint
             sim.close()
             raise rundir.set_up_unfinished(directory, meta)
-        sim.set_state(saved)
+        try:
+            sim.set_state(saved)
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            sim.close()
+            raise savedstate.damaged_checkpoint(directory, e) from None
         return sim
 
     @classmethod
@@ -162,7 +169,11 @@ class Simulation:
         """Open at the last checkpoint and cut the events logged after it (after reading
         every line: a damaged log is an error, and nothing is cut)."""
         rundir.hold_for_writing(directory)
-        sim = cls.open(directory, **kwargs)
+        try:
+            sim = cls.open(directory, **kwargs)
+        except BaseException:
+            runlock.release(directory)  # a damaged run: this process is no writer after all
+            raise
         try:
             sim.said += EventLog.cut(directory / EVENTS_FILE, sim.step_no)
         except UserError:
@@ -205,9 +216,14 @@ class Simulation:
     # -- state -----------------------------------------------------------------------------
 
     def get_state(self) -> dict:
-        return {"step": self.engine.step_no, "wall_seconds": round(self.engine.wall(), 3)} | (
-            self.town.get_state()
-        )
+        # How many memories each resident holds: saved with them, so that memories lost
+        # from memory.sqlite are found on opening (savedstate.py), not resumed without.
+        memories = {name: len(r.agent.stream) for name, r in self.residents.items()}
+        return {
+            "step": self.engine.step_no,
+            "wall_seconds": round(self.engine.wall(), 3),
+            "memories": memories,
+        } | self.town.get_state()
 
     def set_state(self, state: dict) -> None:
         self.engine.step_no = state["step"]
@@ -222,13 +238,20 @@ class Simulation:
         self.store.commit()
 
     def close(self) -> None:
-        if self.events is not None:
-            self.events.close()
-            self.events = None
-        self.lockstep.close()
-        self.model.log.close()
-        self.store.close()
+        """Close every part, even after one failed to close (a full disk fails the logs'
+        last writes); the first failure is raised when all are closed."""
+        events, self.events = self.events, None
+        parts = [events.close] if events is not None else []
+        parts += [self.lockstep.close, self.model.log.close, self.store.close]
+        failed: Exception | None = None
+        for close in parts:
+            try:
+                close()
+            except Exception as e:  # noqa: BLE001 - raised below, once the rest is closed
+                failed = failed or e
         runlock.release(self.directory)
+        if failed is not None:
+            raise failed
 
     # -- running ---------------------------------------------------------------------------
 

@@ -7,15 +7,14 @@ averaged about 54 model calls and 26,000 tokens per agent per game-hour).
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from simulacra.llm.calllog import CALLS_FILE, Totals, read_calls, summarise
-from simulacra.memory.store import DB_FILE
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
+from simulacra.sim.savedstate import saved_checkpoint
 
 
 @dataclass(frozen=True)
@@ -66,11 +65,5 @@ def run_stats(directory: Path) -> RunStats:
 
 
 def _wall_seconds(directory: Path) -> float:
-    path = directory / DB_FILE
-    if not path.exists():
-        return 0.0
-    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as db:
-        row = db.execute(
-            "SELECT value FROM state WHERE key = ?", (rundir.CHECKPOINT_KEY,)
-        ).fetchone()
-    return json.loads(row[0]).get("wall_seconds", 0.0) if row else 0.0
+    wall = (saved_checkpoint(directory) or {}).get("wall_seconds", 0.0)
+    return float(wall) if isinstance(wall, int | float) else 0.0

@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import secrets
+import sys
 import threading
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -140,6 +141,20 @@ class EventIndex:
         self._end += pos
 
 
+class _Server(ThreadingHTTPServer):
+    # A page opens several connections at once, and a busy town may be slow to accept them:
+    # the default backlog of 5 reset some of 32 clients' POSTs.
+    request_queue_size = 128
+    daemon_threads = True
+
+    def handle_error(self, request, client_address) -> None:
+        # A page closed or reloaded mid-request is nothing to report in the terminal.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            log.debug("%s went away mid-request", client_address)
+            return
+        super().handle_error(request, client_address)
+
+
 class ViewerServer:
     """Serves one run directory until :meth:`close`. ``port=0`` picks any free port."""
 
@@ -161,14 +176,13 @@ class ViewerServer:
         self.events = EventIndex(self.directory / EVENTS_FILE)
         handler = type("Handler", (_Handler,), {"viewer": self})
         try:
-            self.httpd = ThreadingHTTPServer((HOST, port), handler)
+            self.httpd = _Server((HOST, port), handler)
         except OSError as e:
             raise UserError(
                 f"cannot listen on {HOST}:{port}: {e.strerror or e}",
                 field="--port",
                 fix="pick another port, or 0 for any free one",
             ) from None
-        self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
     def _check_town(self) -> None:
@@ -320,6 +334,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(HTTPStatus.BAD_REQUEST, "the request has no length, or is too long")
             return
         raw = self.rfile.read(length)
+        if len(raw) < length:  # the page went away mid-body: no one to answer
+            self.close_connection = True
+            return
         try:
             answer = play_api.handle(self.viewer.live, action, raw)
         except play_api.BadRequest as e:

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from simulacra.errors import UserError
-from simulacra.textfile import read_text
+from simulacra.textfile import parse_toml, read_text
 from simulacra.world.formats import SectorFile
 
 if sys.version_info >= (3, 11):
@@ -94,7 +94,7 @@ def read_toml(path: Path, *, referenced: tuple[Path, str] | None = None) -> tupl
             ) from None
         raise UserError("no such file", file=path, fix="create it") from None
     try:
-        return tomllib.loads(text), text
+        return parse_toml(text), text
     except tomllib.TOMLDecodeError as e:
         message = str(e)
         found = re.search(r"\s*\(at line (\d+), column (\d+)\)", message)
