@@ -135,3 +135,20 @@ def test_a_thing_does_not_do_what_its_user_does():
     assert _thing_state("sleeping", "sleeping") == "in use"
     assert _thing_state("reading", "Reading the textbook") == "in use"
     assert _thing_state("brewing coffee", "making a latte") == "brewing coffee"
+
+
+@pytest.mark.parametrize(
+    ("written", "reads"),
+    [
+        # Issue 32's examples, broken by the hand-written inflection and cut rules before
+        # verb forms came from lemminflect's dictionary.
+        ("Hobbs Cafe opening", "Hobbs Cafe opening"),  # was "hobbing Cafe opening"
+        ("taking vitamin d", "taking vitamin d"),  # was "taking vitamin"
+        ("chess", "doing chess"),  # was "chessing"
+        ("went to the store", "going to the store"),  # was "wenting to the store"
+        ("written by hand", "being written by hand"),  # was "writtening by hand"
+        ("skypes with her mother", "skyping with her mother"),  # not in the dictionary
+    ],
+)
+def test_verb_forms_come_from_the_dictionary(written, reads):
+    assert as_activity(written, bound=60) == reads
