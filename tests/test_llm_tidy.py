@@ -135,3 +135,28 @@ def test_a_thing_does_not_do_what_its_user_does():
     assert _thing_state("sleeping", "sleeping") == "in use"
     assert _thing_state("reading", "Reading the textbook") == "in use"
     assert _thing_state("brewing coffee", "making a latte") == "brewing coffee"
+
+
+@pytest.mark.parametrize(
+    ("written", "reads"),
+    [
+        # Issue 32's examples, broken by the hand-written inflection and cut rules before
+        # verb forms came from lemminflect's dictionary.
+        ("Hobbs Cafe opening", "Hobbs Cafe opening"),  # was "hobbing Cafe opening"
+        ("taking vitamin d", "taking vitamin d"),  # was "taking vitamin"
+        ("chess", "doing chess"),  # was "chessing"
+        ("went to the store", "going to the store"),  # was "wenting to the store"
+        ("written by hand", "being written by hand"),  # was "writtening by hand"
+        ("skypes with her mother", "skyping with her mother"),  # not in the dictionary
+    ],
+)
+def test_verb_forms_come_from_the_dictionary(written, reads):
+    assert as_activity(written, bound=60) == reads
+
+
+def test_a_simple_past_is_put_in_the_ing_form_and_a_passive_kept():
+    from simulacra.llm.tidy import as_activity
+
+    assert as_activity("sat down", bound=60) == "sitting down"
+    assert as_activity("Left the house", bound=60) == "leaving the house"
+    assert as_activity("informed by the books", bound=60) == "being informed by the books"

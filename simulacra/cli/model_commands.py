@@ -6,6 +6,7 @@ import json
 import os
 import tempfile
 import time
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from simulacra.cli.console import console
 from simulacra.errors import UserError
 from simulacra.llm import CALLS_FILE, ModelOutputError, open_model, resolve_model
 from simulacra.llm.calllog import Totals, read_calls, summarise
+from simulacra.llm.repairs import Rule, hits
 from simulacra.llm.templates import all_templates, find_template
 from simulacra.settings import Settings
 from simulacra.textfile import read_text
@@ -240,6 +242,7 @@ def stats(directory: Path) -> None:
         "reused",
         "generated",
         "parse fail",
+        "repairs",
         "seconds",
         "s/call",
         "prefill",
@@ -259,6 +262,7 @@ def stats(directory: Path) -> None:
             f"{t.reuse_share:.0%}",
             str(t.generated_tokens),
             str(t.parse_failures),
+            str(t.repairs),
             f"{t.seconds:.1f}",
             per_call,
             f"{t.prefill_seconds:.1f}",
@@ -271,10 +275,40 @@ def stats(directory: Path) -> None:
         table.add_row(*row(name, totals))
     table.add_row(*row("[bold]total[/bold]", summary.total))
     console.print(table)
+    console.print(_repairs_table(hits(read_calls(path))))
+    if not any("repairs" in entry for entry in read_calls(path)):
+        console.print("[dim]This log was written before repairs were logged: none counted.[/dim]")
     from simulacra.sim.rundir import META_FILE
 
     if (directory / META_FILE).is_file():
         _run_stats(directory)
+
+
+def declared_rules() -> dict[str, Rule]:
+    """Every repair rule, by name: each module declares its own as it is imported."""
+    import simulacra.cognition.act
+    import simulacra.cognition.dialogue
+    import simulacra.cognition.plan
+    import simulacra.feed.steps
+    import simulacra.llm.tidy  # noqa: F401 - imported for the rules they declare
+    from simulacra.llm.repairs import RULES
+
+    return RULES
+
+
+def _repairs_table(counts: Counter[str]) -> Table:
+    """Hits per repair rule, every rule listed (one with none is a candidate for deletion);
+    docs/repairs.md says why each exists."""
+    rules = declared_rules()
+    table = Table(box=None, header_style="bold")
+    table.add_column("repair rule")
+    table.add_column("hits", justify="right")
+    table.add_column("rewrites")
+    names = sorted(set(rules) | set(counts), key=lambda n: (-counts[n], n))
+    for name in names:
+        what = rules[name].what if name in rules else "(no such rule now)"
+        table.add_row(name, str(counts[name]), what)
+    return table
 
 
 def _run_stats(directory: Path) -> None:
@@ -353,6 +387,7 @@ def prompts_eval(
     if no_cache:
         settings.llm.cache = False
     columns: list[tuple[str, dict[str, str], Totals]] = []
+    repaired: list[tuple[str, list]] = []  # per model: its TemplateScores
     for path in models or (None,):
         settings.llm.model = path
         label = resolve_model(path, cache_dir=settings.llm.cache_dir).path.name
@@ -375,6 +410,7 @@ def prompts_eval(
         total = sum(len(s.results) for s in scores)
         cells["[bold]all[/bold]"] = score_cell(passed, total)
         columns.append((label, cells, model.log.totals))
+        repaired.append((label, scores))
         del model
         gc.collect()  # free one model's memory before loading the next
     table = Table(box=None, header_style="bold")
@@ -390,3 +426,14 @@ def prompts_eval(
     )
     for label, _, totals in columns:
         console.print(f"{label}: {_totals_line(totals)}")
+    for label, scores in repaired:
+        console.print(f"repairs the answers needed ({label}):")
+        for score in scores:
+            console.print(f"  {score.name}: {_repairs_line(score.repairs)}")
+
+
+def _repairs_line(counts: Counter[str]) -> str:
+    if not counts:
+        return "none"
+    rules = ", ".join(f"{name} {n}" for name, n in counts.most_common())
+    return f"{counts.total()} ({rules})"

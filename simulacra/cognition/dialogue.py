@@ -18,6 +18,7 @@ from simulacra import gametime
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
+from simulacra.llm.repairs import reject, repair, rule
 from simulacra.llm.schema import Answer, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
@@ -49,13 +50,25 @@ _NEXT_SPEAKER = re.compile(r"(?<=[.!?\"'])\s+[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){1,3
 _SENTENCE_END = re.compile(r"[.!?](?=\s)")
 
 
+SPEAKER = rule("line.speaker", '"Klaus Mueller: " before the line')
+NEXT_SPEAKER = rule("line.next_speaker", "the other's next line after the speaker's own")
+CUT_SENTENCE = rule("line.cut_sentence", "a last sentence the bound cut short")
+QUESTION_GOES_ON = rule("line.question_goes_on", "the end of a talk on a line that asks")
+ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
+OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked again)")
+
+
 def _words_only(line: str) -> str:
-    words = _SPEAKER.sub("", line, count=1).strip() or line
-    words = _NEXT_SPEAKER.split(words, maxsplit=1)[0]
-    if words[-1:] not in ".!?\"')":
-        ends = [m.end() for m in _SENTENCE_END.finditer(words)]
-        words = words[: ends[-1]] if ends else words
-    return words
+    words = repair(SPEAKER, line, lambda t: _SPEAKER.sub("", t, count=1).strip() or t)
+    words = repair(NEXT_SPEAKER, words, lambda t: _NEXT_SPEAKER.split(t, maxsplit=1)[0])
+    return repair(CUT_SENTENCE, words, _whole_sentences)
+
+
+def _whole_sentences(words: str) -> str:
+    if words[-1:] in ".!?\"')":
+        return words
+    ends = [m.end() for m in _SENTENCE_END.finditer(words)]
+    return words[: ends[-1]] if ends else words
 
 
 Words = Annotated[text(280, "their own words only, without a name"), AfterValidator(_words_only)]
@@ -66,7 +79,8 @@ class _Spoken(Answer):
     @classmethod
     def _a_question_keeps_it_going(cls, end: bool, info: ValidationInfo) -> bool:
         # Small models say goodbye and ask in one breath; the question wants its answer.
-        return end and not str(info.data.get("says", "")).rstrip().endswith("?")
+        asks = str(info.data.get("says", "")).rstrip().endswith("?")
+        return repair(QUESTION_GOES_ON, end, lambda e: e and not asks)
 
 
 class UtteranceAnswer(_Spoken):
@@ -109,9 +123,7 @@ def next_line(
     return ask_until(
         agent,
         RESPOND,
-        lambda answer: (
-            not _said_before(answer.says, lines) and not _addresses_self(answer.says, agent.name)
-        ),
+        lambda answer: _fresh(answer.says, lines, agent.name),
         agent.settings.conversation.line_attempts,
         partner=partner,
         setting=setting,
@@ -143,6 +155,17 @@ def converse(
             break
         speaker, listener = listener, speaker
     return lines
+
+
+def _fresh(words: str, lines: Sequence[Line], speaker: str) -> bool:
+    """A line worth saying: not one said before, and not to the speaker themselves."""
+    if _said_before(words, lines):
+        reject(ECHO, words)
+        return False
+    if _addresses_self(words, speaker):
+        reject(OWN_NAME, words)
+        return False
+    return True
 
 
 # Shorter than this, a line may well repeat a piece of another ("see you there").

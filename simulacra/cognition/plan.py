@@ -18,6 +18,7 @@ from simulacra import gametime
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
+from simulacra.llm.repairs import reject, repair, rule
 from simulacra.llm.schema import Answer, activity_phrase, one_of, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
@@ -219,9 +220,9 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     plan = ask_until(
         agent,
         DAY_PLAN,
-        lambda answer: _usable(answer, settings),
+        lambda answer: _judged(answer, settings),
         settings.day_plan_attempts,
-        rank=lambda answer: _quality(answer, settings),
+        rank=lambda answer: _ranked(answer, settings),
         today=gametime.day(midnight),
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
@@ -269,6 +270,25 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     return day
 
 
+EMPTY_ITEM = rule("plan.empty_item", '"none", or a copy of the day\'s events, as an item')
+MEAL_OFF_HOUR = rule("plan.meal_off_hour", "a meal planned at another meal's hour")
+REPEATED_ITEM = rule("plan.repeated_item", "an item that repeats the one before it")
+BEFORE_WAKE = rule("plan.before_wake", "an item before the wake-up (the model's own waking up)")
+AT_WAKE = rule("plan.at_wake", "an item at the minute of waking, moved an hour on")
+UNUSABLE = rule("plan.unusable", "a plan that starts late or repeats itself (asked again)")
+
+
+def _judged(plan: Answer, settings: PlanSettings) -> bool:
+    """Whether ``plan`` is usable. Run while the answer is parsed (see ask_until), it also
+    makes the day's items from it as plan_day will, so what that drops or moves is logged."""
+    items = _outline(plan, settings.meal_hours)
+    with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
+    usable = _usable(items, plan.wake_up, settings)
+    if not usable:
+        reject(UNUSABLE, "; ".join(items))
+    return usable
+
+
 def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[str]:
     """The plan's items as "HH:MM activity" lines in time order, less any meal planned at
     another meal's hour and any item that repeats the one before it (in both cases the item
@@ -276,17 +296,25 @@ def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[str]:
     # "none" is how a small model fills a slot it has nothing for, and so is a copy of the
     # `today` answer ("17:00 no events today" in a morning run); an empty slot is no plan.
     empty = ("", "none", plan.today.strip().lower())
-    kept = [
-        i
-        for i in plan.plan
-        if i.activity.strip().lower() not in empty and _meal_on_time(i.activity, i.time, meal_hours)
-    ]
+    dropped = {}
+    for n, i in enumerate(plan.plan):
+        if i.activity.strip().lower() in empty:
+            dropped[n] = EMPTY_ITEM
+        elif not _meal_on_time(i.activity, i.time, meal_hours):
+            dropped[n] = MEAL_OFF_HOUR
+    if len(dropped) == len(plan.plan):
+        dropped = {}  # nothing would be left: better the model's items than none
+    for n, why in dropped.items():
+        reject(why, f"{plan.plan[n].time} {plan.plan[n].activity}")
+    kept = [i for n, i in enumerate(plan.plan) if n not in dropped]
     lines: list[str] = []
-    for i in sorted(kept or plan.plan, key=lambda i: i.time):
+    for i in sorted(kept, key=lambda i: i.time):
         # The 1.5B writes an activity that goes on at every hour ("17:00 writing at Hobbs
         # Cafe", then at 18:00, ... 23:00) and sometimes twice at one time.
         if not lines or lines[-1][6:].lower() != i.activity.lower():
             lines.append(f"{i.time} {i.activity}")
+        else:
+            reject(REPEATED_ITEM, f"{i.time} {i.activity}")
     return lines
 
 
@@ -305,25 +333,35 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]
     later = f"{start + timedelta(hours=1):%H:%M}"
     if later < wake:  # woken in the last hour of the day: nothing to move the item to
         later = wake
-    kept = [f"{later} {i[6:]}" if i[:5] == wake else i for i in items if i[:5] >= wake]
+    kept = []
+    for i in items:
+        if i[:5] < wake:
+            reject(BEFORE_WAKE, i)
+        elif i[:5] == wake:
+            kept.append(repair(AT_WAKE, i, lambda i: f"{later} {i[6:]}"))
+        else:
+            kept.append(i)
     return [f"{wake} {routine}", *sorted(kept, key=lambda i: i[:5])]
 
 
-def _usable(plan: Answer, settings: PlanSettings) -> bool:
+def _ranked(plan: Answer, settings: PlanSettings) -> tuple[bool, int]:
+    return _quality(_outline(plan, settings.meal_hours), plan.wake_up, settings)
+
+
+def _usable(items: list[str], wake_up: str, settings: PlanSettings) -> bool:
     """A day plan the schedule can follow: it begins soon after waking, and it is a day, not
     one thing repeated. In the morning runs the 1.5B began Isabella's day at 17:00, her
     party's hour, and wrote Klaus's two items three times each; in the eval it wrote "working
     at Hobbs Cafe" at seven times."""
-    starts_soon, different = _quality(plan, settings)
+    starts_soon, different = _quality(items, wake_up, settings)
     return starts_soon and different >= 4
 
 
-def _quality(plan: Answer, settings: PlanSettings) -> tuple[bool, int]:
-    """Whether the plan begins within ``plan_start_hours`` of waking, and how many different
-    activities it has: when no sample is usable, the best of them is kept (a morning run kept
-    Klaus's first, "writing at Hobbs Cafe" from 17:00 to 23:00)."""
-    items = _outline(plan, settings.meal_hours)
-    woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(plan.wake_up))
+def _quality(items: list[str], wake_up: str, settings: PlanSettings) -> tuple[bool, int]:
+    """Whether the plan (its outline) begins within ``plan_start_hours`` of waking, and how
+    many different activities it has: when no sample is usable, the best of them is kept (a
+    morning run kept Klaus's first, "writing at Hobbs Cafe" from 17:00 to 23:00)."""
+    woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake_up))
     first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0][:5]))
     starts_soon = first - woke <= timedelta(hours=settings.plan_start_hours)
     return starts_soon, len({i[6:].lower() for i in items})

@@ -19,11 +19,14 @@ def ask_until(
 ) -> Any:
     """The first usable answer, asked up to ``attempts`` times, each retry with the next seed
     after the settings' one. If none is usable, the best by ``rank`` (the earliest among
-    equals), else the first: what a model with one seed would have given."""
+    equals), else the first: what a model with one seed would have given.
+
+    ``usable`` also runs while each answer is parsed, so what its rules refuse or rewrite
+    (see repairs.py) is logged with the call that answered."""
     answers = []
     for attempt in range(attempts):
         seed = agent.settings.llm.seed + attempt if attempt else None
-        answer = agent.ask(template, seed=seed, **variables)
+        answer = agent.ask(template, seed=seed, after=usable, **variables)
         if usable(answer):
             return answer
         answers.append(answer)

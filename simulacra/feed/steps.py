@@ -7,11 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import Field, computed_field, create_model
 
 from simulacra.agent import GenerativeAgent
+from simulacra.llm.repairs import reject, rule
 from simulacra.llm.schema import Answer, json_schema, one_of
 from simulacra.llm.templates import PromptTemplate, template_beside
 from simulacra.memory.record import MemoryRecord
@@ -150,12 +151,24 @@ def action(
     ).reply
 
 
+COPIED_FACT = rule("feed.copied_fact", "a fact copied from the template's own text (dropped)")
+
+
 def insight(agent: GenerativeAgent, chain: Sequence[Said]) -> list[str]:
     """Facts for long-term memory. A small model sometimes copies the template's made-up
     example or a field description instead of writing a fact; such a copy is no fact and
     would later answer award questions, so it is dropped."""
-    facts = agent.ask(INSIGHT, chain=[vars(m) for m in chain]).facts
-    return [f for f in dict.fromkeys(facts) if not copied_from(INSIGHT, f)]
+    return _facts(agent.ask(INSIGHT, after=_facts, chain=[vars(m) for m in chain]))
+
+
+def _facts(answer: Any) -> list[str]:
+    kept = []
+    for fact in dict.fromkeys(answer.facts):
+        if copied_from(INSIGHT, fact):
+            reject(COPIED_FACT, fact)
+        else:
+            kept.append(fact)
+    return kept
 
 
 def copied_from(template: PromptTemplate, answer: str) -> bool:

@@ -40,7 +40,11 @@ class CallLog:
         """The entry of this thread's latest call."""
         return getattr(self._last, "entry", None)
 
-    def record(self, prompt: Prompt, done: Completion, *, parsed: bool) -> dict:
+    def record(
+        self, prompt: Prompt, done: Completion, *, parsed: bool, repairs: list[dict] | None = None
+    ) -> dict:
+        """``repairs``: what named rules rewrote in the parsed answer, {rule, raw, repaired}
+        each (see repairs.py)."""
         entry = {
             "time": round(time.time(), 3),
             "template": prompt.template,
@@ -55,6 +59,7 @@ class CallLog:
             "resampled": done.resampled_tokens,
             "cache_hit": done.cache_hit,
             "parsed": parsed,
+            "repairs": repairs or [],
             **self.tags,
         }
         line = json.dumps(entry) + "\n"
@@ -87,6 +92,7 @@ class Totals:
     sample_seconds: float = 0.0
     resampled_tokens: int = 0
     parse_failures: int = 0
+    repairs: int = 0  # values rewritten by a repair rule
 
     def add(self, entry: dict) -> None:
         if entry["cache_hit"]:
@@ -104,6 +110,7 @@ class Totals:
             self.resampled_tokens += entry.get("resampled", 0)
         if not entry["parsed"]:
             self.parse_failures += 1
+        self.repairs += len(entry.get("repairs", ()))  # none in logs from before they were kept
 
     @property
     def reuse_share(self) -> float:

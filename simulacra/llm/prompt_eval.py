@@ -66,6 +66,7 @@ class CaseResult:
     sample: int
     answer: dict[str, Any] | None
     failures: list[str]
+    repairs: list[str] = field(default_factory=list)  # the rules that rewrote the answer
 
     @property
     def passed(self) -> bool:
@@ -84,6 +85,11 @@ class TemplateScore:
     @property
     def rate(self) -> float:
         return self.passed / len(self.results) if self.results else 0.0
+
+    @property
+    def repairs(self) -> Counter[str]:
+        """What the answers needed rewritten, per rule (see repairs.py)."""
+        return Counter(rule for r in self.results for rule in r.repairs)
 
 
 def likely_range(passed: int, total: int) -> tuple[float, float]:
@@ -164,6 +170,9 @@ def run_case(model: LanguageModel, case: Case, sample: int, seed: int) -> CaseRe
     except ModelOutputError as e:
         return CaseResult(case, sample, None, [f"no valid answer: {e}"])
     data = answer.model_dump(by_alias=True, mode="json")
+    log = getattr(model, "log", None)  # the call's entry lists what its rules rewrote
+    entry = log.last if log is not None else None
+    repairs = [r["rule"] for r in (entry or {}).get("repairs", ())]
     failures = []
     for check in case.checks:
         why = CHECKS[check.kind](_get(data, check.field), check.arg, data, case.variables)
@@ -172,7 +181,7 @@ def run_case(model: LanguageModel, case: Case, sample: int, seed: int) -> CaseRe
     copied = _SHAPE_WORDS.search(json.dumps(data, ensure_ascii=False))
     if copied:  # every case checks this: it is nonsense whatever the template
         failures.append(f"*: copies the answer's shape ({copied.group(0)!r})")
-    return CaseResult(case, sample, data, failures)
+    return CaseResult(case, sample, data, failures, repairs)
 
 
 # The words of a placeholder in the prompt's shape sentence, copied into an answer.

@@ -10,6 +10,7 @@ from simulacra.llm.calllog import CallLog
 from simulacra.llm.completion import Completer, Request
 from simulacra.llm.fitting import ANSWER_ROOM
 from simulacra.llm.interface import LanguageModel, M, ModelOutputError, Prompt
+from simulacra.llm.repairs import recording
 from simulacra.llm.replay import ReplayCache
 from simulacra.llm.schema import json_schema, max_answer_tokens, shape_sentence
 from simulacra.settings import LLMSettings
@@ -20,6 +21,7 @@ class StructuredModel(LanguageModel):
 
     ``retries`` extra attempts with another seed follow an answer that does not parse; under
     a grammar that only happens when an answer is cut off, and the log counts it either way.
+    What the answer's rules rewrite while it is parsed goes into its entry (see repairs.py).
 
     Safe to call from several threads at once (agents thinking in parallel): it keeps no
     state between calls, and the completers and the log below it lock what they share.
@@ -77,13 +79,14 @@ class StructuredModel(LanguageModel):
             done = self.completer.complete(request)
             tried.append(request)
             try:
-                value = schema.model_validate_json(done.text)
+                with recording() as repairs:  # what the answer's validators rewrite
+                    value = schema.model_validate_json(done.text)
             except ValidationError as e:
                 self.log.record(prompt, done, parsed=False)
                 error = e
                 request = replace(request, seed=request.seed + 7919 * (attempt + 1))
                 continue
-            self.log.record(prompt, done, parsed=True)
+            self.log.record(prompt, done, parsed=True, repairs=repairs)
             return value
         if isinstance(self.completer, ReplayCache):  # a resumed run asks again
             self.completer.forget(tried)

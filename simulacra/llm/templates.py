@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -24,6 +25,7 @@ from simulacra import gametime
 from simulacra.errors import UserError
 from simulacra.llm.fitting import shortened_to_fit
 from simulacra.llm.interface import LanguageModel, Prompt
+from simulacra.llm.repairs import after_parse
 from simulacra.textfile import parse_toml
 
 if sys.version_info >= (3, 11):
@@ -98,9 +100,13 @@ class PromptTemplate:
         identity: str = "",
         agent: str | None = None,
         seed: int | None = None,
+        after: Callable[[Any], object] | None = None,
         **variables: Any,
     ) -> Any:
-        """Render, generate under the bound schema, return the parsed answer."""
+        """Render, generate under the bound schema, return the parsed answer.
+
+        ``after``: what the caller will do with the answer (drop items of it, judge whether to
+        ask again), run once as it is parsed so that its repairs are logged with the call."""
         if self.fit:
             variables = shortened_to_fit(
                 variables,
@@ -110,7 +116,10 @@ class PromptTemplate:
                 ),
             )
         prompt = self.render(identity=identity, agent=agent, **variables)
-        return model.generate(prompt, self.schema(**variables), seed=seed)
+        schema = self.schema(**variables)
+        if after is not None:
+            schema = after_parse(schema, after)
+        return model.generate(prompt, schema, seed=seed)
 
     def ask_example(
         self,

@@ -4,11 +4,17 @@ object's state that reads after "the <thing> is".
 Grammars keep only the shape of these phrases (a grammar that forced an -ing verb made capable
 models write "drinkscoffeeing"); the words are the model's, and these rules turn "drinks
 coffee", "Maria is drinking coffee" or a phrase cut at its bound into one that reads well.
+Each rule is named (see repairs.py and docs/repairs.md), so a run logs what it rewrote. Verb
+forms come from lemminflect's English dictionary, not from rules of our own.
 """
 
 from __future__ import annotations
 
 import re
+
+from lemminflect import getAllLemmas, getAllLemmasOOV, getInflection
+
+from simulacra.llm.repairs import repair, rule
 
 _LEADING = re.compile(r"^(?:[A-Z][\w'.-]*\s+){0,3}(?:is|are|was|will be)\s+", re.UNICODE)
 # A pronoun for a subject: "I turn off the stove", "she stops and waits", "I'm calling for help".
@@ -33,7 +39,6 @@ _SEQUENCE = re.compile(
 _INVOLVES = re.compile(r"^.+? (?:involves|includes|means) (?=[a-z]+ing\b)")
 # Qwen models slip into Chinese mid-phrase ("putting on袜", a morning run): CJK characters.
 _FOREIGN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
-_VOWELS = "aeiou"
 # Two things to choose from, as a run's "taking notes or making observations": one is done.
 _CHOICE = re.compile(r",? or (?=[a-z]+ing\b)")
 # A timetable at the end: "continuing decorating the cafe from 8:10 to 10:0" (a morning run).
@@ -52,11 +57,11 @@ _DURATION = re.compile(
 )
 # A phrase cut at its bound: "serving drinks and food to customers and friends, and",
 # "preparing her breakfast, such as eggs, toast, and coffee, in a", a state "filled with
-# notes and", a verb whose object was cut: "taking a break and then reads", or a word cut to
-# its first letter: "decorated with red, h" (morning runs).
+# notes and", a verb whose object was cut: "taking a break and then reads", or a list's word
+# cut to its first letter: "decorated with red, h" (morning runs), but not "vitamin d".
 _CUT = re.compile(
     r"(?:[ ,]+(?:and|or|(?:and|or) is|then [a-z]+s|then|with|the|a|an|of|to|for|by|such as"
-    r"|as well as|(?:in|at|into|on) (?:a|an|the|her|his|their)|[b-z]))+[ ,]*$|[ ,]+$"
+    r"|as well as|(?:in|at|into|on) (?:a|an|the|her|his|their))|,\s*[b-z])+[ ,]*$|[ ,]+$"
 )
 
 
@@ -85,46 +90,87 @@ def _one_language(text: str) -> str:
     return head or text  # nothing before the switch: better its words than none
 
 
+OTHER_LANGUAGE = rule("phrase.other_language", "the phrase from where it switches language")
+CUT_LIST_ITEM = rule("phrase.cut_list_item", "the last item of a list cut at the bound")
+CUT_END = rule("phrase.cut_end", 'a dangling end: "and", "in a", ", h", a comma')
+CLOCK_SPAN = rule("activity.clock_span", 'a timetable at the end: "from 8:10 to 10:00"')
+DURATION = rule("activity.duration", 'a duration at the end: "for 5 minutes", "takes a 10"')
+SUBJECT_IS = rule("activity.subject_is", '"Maria Lopez is" before the activity')
+MODAL = rule("activity.modal", '"Isabella will", "she wants to" before a bare verb')
+PRONOUN = rule("activity.pronoun", '"I", "she", "I\'m" before the verb')
+SUBJECT = rule("activity.subject", '"Isabella Rodriguez" before a verb in the third person')
+SEQUENCE = rule("activity.sequence", '"then", "finally", "starting by" before a step')
+INVOLVES = rule("activity.involves", '"preparing for the exam involves" before the step')
+CHOICE = rule("activity.choice", '"or making observations": the second of two choices')
+EMPTY = rule("activity.empty", "a phrase the other rules emptied: the model's words back")
+TO = rule("activity.to", '"to" before a bare verb')
+FOOD = rule("activity.food", '"a cup of tea" -> "having a cup of tea"')
+MEAL = rule("activity.meal", '"lunch with Klaus" -> "having lunch with Klaus"')
+LOWERCASE = rule("activity.lowercase", "a capital on a first word that is not a name")
+NOUN = rule("activity.noun", '"physics class" -> "doing physics class" (by ending)')
+NOT_A_VERB = rule("activity.not_a_verb", '"chess" -> "doing chess" (a noun, and no verb)')
+PARTICIPLE = rule("activity.participle", '"informed by" -> "being informed by"')
+ING = rule("activity.ing", '"drinks coffee" -> "drinking coffee"')
+SECOND_VERB = rule("activity.second_verb", '"stops and waits" -> "stopping and waiting"')
+RESTATED = rule("state.restated", '"the oven is heating" -> "heating"')
+
+
+def _sub(pattern: re.Pattern[str]):
+    return lambda text: pattern.sub("", text)
+
+
 def as_activity(phrase: str, bound: int | None = None) -> str:
     """ "Maria Lopez is drinking coffee", "Drinks coffee." or "drink coffee" -> "drinking
     coffee". ``bound``: the field's length limit, so a phrase cut there is tidied."""
-    text = _finished(_one_language(" ".join(phrase.split()).rstrip(".!")), bound)
+    text = " ".join(phrase.split()).rstrip(".!")
+    text = repair(OTHER_LANGUAGE, text, _one_language)
+    text = repair(CUT_LIST_ITEM, text, lambda t: _finished(t, bound))
     span = _SPAN.search(text)
     if span and span.start() and re.search(r"\d[:.]|[ap]\.?m", span.group()):  # a clock
-        text = text[: span.start()]
-    text = _CUT.sub("", _DURATION.sub("", text)) or text
-    text = _LEADING.sub("", text)
-    text = _MODAL.sub("", text)
-    text = _PRONOUN.sub("", text)
-    text = _SUBJECT.sub("", text)  # "Isabella Rodriguez opens the cafe" -> "opens the cafe"
-    text = _SEQUENCE.sub("", text)
-    text = _INVOLVES.sub("", text)
+        text = repair(CLOCK_SPAN, text, lambda t: t[: span.start()])
+    if _CUT.sub("", _DURATION.sub("", text)):  # else neither: the tail is all there is
+        text = repair(DURATION, text, _sub(_DURATION))
+        text = repair(CUT_END, text, _sub(_CUT))
+    text = repair(SUBJECT_IS, text, _sub(_LEADING))
+    text = repair(MODAL, text, _sub(_MODAL))
+    text = repair(PRONOUN, text, _sub(_PRONOUN))
+    text = repair(SUBJECT, text, _sub(_SUBJECT))  # "Isabella Rodriguez opens the cafe"
+    text = repair(SEQUENCE, text, _sub(_SEQUENCE))
+    text = repair(INVOLVES, text, _sub(_INVOLVES))
     choice = _CHOICE.search(text)
     if choice and text.split(" ", 1)[0].endswith("ing"):
-        text = text[: choice.start()]
+        text = repair(CHOICE, text, lambda t: t[: choice.start()])
     if not text:
-        return phrase.strip() or "doing something"
-    text = text.removeprefix("to ")  # "to stream games": a run showed "toing stream games"
+        return repair(EMPTY, text, lambda _: phrase.strip() or "doing something")
+    text = repair(TO, text, lambda t: t.removeprefix("to "))  # a run: "toing stream games"
     first, _, rest = text.partition(" ")
     word = first.lower()
     if word in ("a", "an", "some") and _FOOD & set(re.findall(r"[a-z]+", rest.lower())):
-        return f"having {text}"  # "a cup of tea": a run showed "Maria Lopez is a cup of tea"
+        # "a cup of tea": a run showed "Maria Lopez is a cup of tea"
+        return repair(FOOD, text, lambda t: f"having {t}")
     if first[:1].isupper() and not _verb_like(first, rest):
         return text  # a name or a place first: not a verb to put in -ing form
     if word in _MEALS or word.removesuffix("s") in _MEALS:
         article = "a " if word in ("meal", "snack") else ""  # "having a meal", "having lunch"
-        return f"having {article}{word}{text[len(first) :]}"
+        return repair(MEAL, text, lambda t: f"having {article}{word}{t[len(first) :]}")
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:
-        return word + text[len(first) :] if first.isalpha() else text
+        return repair(LOWERCASE, text, lambda t: word + t[len(first) :] if first.isalpha() else t)
     if word.endswith(_NOUN_ENDINGS):
-        return f"doing {word}{text[len(first) :]}"  # "physics class", not "physiccing class"
-    if _participle(word):
-        return f"being {text}"  # "informed by the books": a run showed "informeding by"
-    verb = _ing(word)
+        # "physics class", not "physiccing class"
+        return repair(NOUN, text, lambda t: f"doing {word}{t[len(first) :]}")
+    if _noun_only(word):
+        return repair(NOT_A_VERB, text, lambda t: f"doing {word}{t[len(first) :]}")
+    if _participle(word) and (not _past(word) or not rest or rest.startswith("by ")):
+        # "informed by the books": a run showed "informeding by"; "sat down" and "left the
+        # house" are a past tense, put in the -ing form below
+        return repair(PARTICIPLE, text, lambda t: f"being {t}")
+    text = repair(ING, text, lambda _: f"{_ing(word)} {rest}".strip())
     second, _, after = rest.removeprefix("and ").partition(" ")
-    if rest.startswith("and ") and word.endswith("s") and second.endswith("s") and second.isalpha():
-        rest = f"and {_ing(second)} {after}"  # "stops and waits for her": two verbs
-    return f"{verb} {rest}".strip()
+    if rest.startswith("and ") and _third_person(word) and _third_person(second):
+        # "stops and waits for her": two verbs
+        both = f"{_ing(word)} and {_ing(second)} {after}".strip()
+        text = repair(SECOND_VERB, text, lambda _: both)
+    return text
 
 
 # "the oven is heating", "bed is being slept in": the thing restated before its state.
@@ -133,15 +179,15 @@ _RESTATED = re.compile(r"^(?:(?:the|a|an) )?(?:[a-z'-]+ ){0,3}?(?:is|are) (?=[a-
 
 def as_state(phrase: str, bound: int | None = None) -> str:
     """ "the oven is heating" -> "heating": the state alone, to follow "the <thing> is"."""
-    text = _finished(" ".join(phrase.split()), bound)
-    text = _RESTATED.sub("", text) or text
-    return _CUT.sub("", text) or text
+    text = repair(CUT_LIST_ITEM, " ".join(phrase.split()), lambda t: _finished(t, bound))
+    text = repair(RESTATED, text, lambda t: _RESTATED.sub("", t) or t)
+    return repair(CUT_END, text, lambda t: _CUT.sub("", t) or t)
 
 
 def _verb_like(first: str, rest: str) -> bool:
     """Whether a capitalised first word starts a command ("Opens Hobbs Cafe", "Write in her
-    journal") rather than a name ("Maria Lopez and Klaus arrive")."""
-    return not rest or rest[:1].islower() or first.lower().endswith("s")
+    journal") rather than a name ("Maria Lopez and Klaus arrive", "Hobbs Cafe opening")."""
+    return not rest or rest[:1].islower() or _third_person(first.lower())
 
 
 # First words that are not verbs to put in -ing form ("at the cafe", "on a walk").
@@ -158,43 +204,43 @@ _NOUN_ENDINGS = (
 _MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "snack", "meal"}
 # After "a cup of", not first: "water the plants" is a verb.
 _FOOD = _MEALS | {"water", "juice", "milk", "cereal", "toast", "sandwich", "salad", "soup"}
-_IRREGULAR = {"is": "being", "be": "being", "has": "having", "does": "doing", "goes": "going"}
 
 
-_BASE_ED = {"bed", "embed", "shed", "shred", "sled", "wed"}
+def _verb_lemmas(word: str) -> tuple[str, ...]:
+    """The verbs ``word`` is a form of, by the dictionary: none for "chess" or "Hobbs"."""
+    return getAllLemmas(word, upos="VERB").get("VERB", ())
+
+
+def _noun_only(word: str) -> bool:
+    """A noun the dictionary knows, in its own form, and no verb: "chess", "yoga" (a rule of
+    our own made "chessing"). A word it does not know ("skypes") may still be a verb."""
+    return not _verb_lemmas(word) and word in getAllLemmas(word, upos="NOUN").get("NOUN", ())
+
+
+def _lemma(word: str) -> str:
+    lemmas = _verb_lemmas(word) or getAllLemmasOOV(word, upos="VERB")["VERB"]
+    return word if word in lemmas else lemmas[0]  # "feed" is a form of "fee" too
+
+
+def _ing(word: str) -> str:
+    """ "studies" -> "studying", "stop" -> "stopping", "is" -> "being", "skypes" -> "skyping"
+    (a word the dictionary does not have is inflected by lemminflect's own rules)."""
+    return getInflection(_lemma(word), tag="VBG")[0]
+
+
+def _third_person(word: str) -> bool:
+    """ "opens", "studies": a verb in the third person singular, by the dictionary (by rules,
+    "Hobbs" would be one)."""
+    return any(word in getInflection(lemma, tag="VBZ") for lemma in _verb_lemmas(word))
+
+
+def _past(word: str) -> bool:
+    """ "went", "sat": a verb's simple past, by the dictionary."""
+    return any(word in getInflection(lemma, tag="VBD") for lemma in _verb_lemmas(word))
 
 
 def _participle(word: str) -> bool:
-    """ "informed", "tired": not a verb's base form, as "need", "shed" or "embed" are."""
-    return word.endswith("ed") and not word.endswith("eed") and word not in _BASE_ED
-
-
-def _ing(verb: str) -> str:
-    if verb in _IRREGULAR:
-        return _IRREGULAR[verb]
-    if verb.endswith("ies") and len(verb) > 4:  # studies -> study
-        verb = verb[:-3] + "y"
-    elif verb.endswith(("ches", "shes", "sses", "xes", "zzes")):
-        verb = verb[:-2]
-    elif verb.endswith("s") and not verb.endswith("ss") and len(verb) > 3:
-        verb = verb[:-1]
-    if verb.endswith("ie"):
-        return verb[:-2] + "ying"
-    if verb.endswith("e") and not verb.endswith(("ee", "ye", "oe")) and len(verb) > 2:
-        return verb[:-1] + "ing"
-    if _one_syllable_cvc(verb):
-        return verb + verb[-1] + "ing"  # run -> running, stop -> stopping
-    return verb + "ing"
-
-
-def _one_syllable_cvc(verb: str) -> bool:
-    """A one-syllable verb ending consonant, single vowel, consonant: its last letter doubles
-    before -ing (sit, stop, plan, chat), unlike "visit", "open", "read" or "fix"."""
-    groups = re.findall(f"[{_VOWELS}]+", verb)
-    return (
-        len(verb) >= 3
-        and len(groups) == 1
-        and verb[-1] not in _VOWELS + "wxy"
-        and verb[-2] in _VOWELS
-        and verb[-3] not in _VOWELS
-    )
+    """ "informed", "tired", "written": a past participle, not a verb's base form as "need",
+    "shed" or "read" are."""
+    lemmas = _verb_lemmas(word)
+    return word not in lemmas and any(word in getInflection(v, tag="VBN") for v in lemmas)
