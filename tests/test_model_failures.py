@@ -48,6 +48,8 @@ def settings_for(url: str) -> Settings:
     settings = Settings()
     settings.llm.server = url
     settings.sim.checkpoint_every = 7
+    # One call at a time: "fail after N answers" then names the same call in every run.
+    settings.engine.concurrency = 1
     return settings
 
 
