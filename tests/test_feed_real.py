@@ -1,5 +1,5 @@
 """The social feed end to end on the real stack (SmolLM2-135M in llama.cpp, the real
-embedder, Chroma, SQLite), through the README's commands on a trimmed fan-feed world (one
+embedder, Chroma, SQLite), through docs/feed.md's commands on a trimmed fan-feed world (one
 post on Hikari's interests, one off them) so it stays short. The small model's judgement is
 poor; what is tested is that every step's answer parses and lands where it should, and that
 a run killed with SIGKILL mid-way resumes without replying twice or skipping a message."""

@@ -362,16 +362,16 @@ def test_a_run_whose_model_went_away_says_how_to_go_on(run, tmp_path):
     assert fingerprint(run) == before
 
 
-# ------------------------------------------------------------ 15. the README
+# ------------------------------------------------------------ 15. the docs
 
 
-def test_the_readme_says_how_often_a_run_checkpoints():
+def test_the_docs_say_how_often_a_run_checkpoints():
     from simulacra.settings import SimSettings
     from simulacra.world import load_world
 
     every = SimSettings().checkpoint_every
     step = load_world(WORLD).scenario.step_seconds
-    readme = " ".join((ROOT / "README.md").read_text("utf-8").split())
+    readme = " ".join((ROOT / "docs" / "architecture.md").read_text("utf-8").split())
     assert f"checkpoints every {every} steps ({every * step // 60} game minutes" in readme
     assert "every minute of game time" not in readme
 

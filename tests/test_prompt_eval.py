@@ -108,7 +108,7 @@ def test_prompts_eval_runs_on_the_real_small_model(tmp_path, monkeypatch):
 @pytest.mark.real
 def test_the_capable_model_reacts_to_the_fire_and_works_at_the_cafe(capable_model):
     """The two failures of the first capable-model run that the prompts fixed; the whole
-    measured table is in the README (`simulacra prompts eval`)."""
+    measured table is in docs/evaluation.md (`simulacra prompts eval`)."""
     from simulacra.llm import open_model
     from simulacra.settings import Settings
 
