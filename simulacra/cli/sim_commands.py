@@ -76,8 +76,8 @@ class GameHours(click.ParamType):
 @click.option(
     "--concurrency",
     type=click.IntRange(1, 64),
-    help="Model calls of different agents made at once (a batching model server gains; "
-    "the in-process model answers one at a time). Default: the setting engine.concurrency.",
+    help="Model calls of different agents made at once (the in-process model decodes up to "
+    "llm.n_parallel of them together, a server batches them). Default: engine.concurrency (4).",
 )
 @model_options
 @vector_options
