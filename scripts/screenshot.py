@@ -22,20 +22,9 @@ from PIL import Image
 
 from simulacra.errors import UserError
 from simulacra.sim.eventlog import EVENTS_FILE
+from simulacra.viewer.chromium import CHROMIUM, CHROMIUM_ARGS
 from simulacra.viewer.server import ViewerServer
 
-CHROMIUM = Path("/usr/bin/chromium")
-# As the viewer's tests launch it: no sandbox (root in a container), no network of its own.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 VIEWPORT = {"width": 1440, "height": 860}
 COLOURS = 128  # a palette PNG of the page: a fifth of the bytes, no visible loss on flat tiles
 

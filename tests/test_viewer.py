@@ -15,22 +15,12 @@ from pathlib import Path
 import pytest
 
 from simulacra.errors import UserError
+from simulacra.viewer.chromium import CHROMIUM, CHROMIUM_ARGS
 from simulacra.viewer.server import ViewerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = Path(__file__).parent / "fixtures" / "run-smallville-3"
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 EVENTS = [json.loads(line) for line in (RUN / "events.jsonl").read_text("utf-8").splitlines()]
 AGENTS = json.loads((RUN / "meta.json").read_text("utf-8"))["agents"]
 CHAT = next(e["step"] for e in EVENTS if e.get("chats"))  # the first conversation
