@@ -283,3 +283,13 @@ def test_a_bad_vocabulary_is_a_one_line_error(tmp_path, monkeypatch):
         assert "day.toml" in str(e.value) and "line.echo_share" in str(e.value)
     finally:
         vocabulary.vocabulary.cache_clear()
+
+
+def test_a_plain_doing_and_a_time_at_the_end_are_not_broken():
+    from simulacra.evaluation.wording import not_doing
+
+    # Both read as findings on a 1.5B run: Klaus "is dressing", Maria's class "from 09:00".
+    assert not_doing("dressing", []) is None
+    assert not_doing("washing", []) is None
+    assert not_doing("attending physics classes at Oak Hill College from 09:00", []) is None
+    assert not_doing("clothing", []) is not None

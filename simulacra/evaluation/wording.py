@@ -127,7 +127,8 @@ def not_doing(activity: str, names: Iterable[str]) -> str | None:
         return f"starts with {first!r}, not a verb's -ing form"
     if len(tokens) == 1 and is_noun(first) and first not in words.alone:
         return f"{first!r} alone reads as a thing"
-    if tokens[-1] in words.dangling:
+    # "classes at the college from 09:00": a time the word pattern leaves out ends it.
+    if tokens[-1] in words.dangling and not re.search(r"\d\s*$", activity):
         return f"cut short after {tokens[-1]!r}"
     for i, word in enumerate(tokens[:-1]):
         if word != "and" or not is_s_verb(tokens[i + 1]) or tokens[i + 1].endswith("ing"):
