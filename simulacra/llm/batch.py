@@ -363,12 +363,6 @@ class BatchDecoder:
             slot.held, slot.key = [], None
         slot.job, slot.pending = None, []
 
-    def close(self) -> None:
-        if self._ctx is not None:
-            self._lib.llama_batch_free(self._batch)
-            self._lib.llama_free(self._ctx)
-            self._ctx = None
-
 
 class SavedPrefixes:
     """KV states after calls, one per agent and template, least recently used dropped first."""
