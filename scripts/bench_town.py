@@ -1,8 +1,11 @@
 """The town benchmark: smallville-3 over 2 game hours on the embedded model, without the
 replay cache, and what it cost per agent per game-hour.
 
-    python scripts/bench_town.py [--hours 2] [--world worlds/smallville-3] [--keep DIR]
-                                 [--concurrency N]
+    python scripts/bench_town.py [--hours 2] [--world worlds/smallville-3] [--start HH:MM]
+                                 [--keep DIR] [--concurrency N]
+
+``--start`` begins on the scenario's first day at that time instead of at the scenario's
+start (e.g. ``--world worlds/smallville --start 08:00`` for the 25-resident hour).
 
 Reference: the original implementation averaged about 54 model calls and 26,000 tokens per
 agent per game-hour (25 agents, GPT-3.5).
@@ -12,11 +15,13 @@ from __future__ import annotations
 
 import argparse
 import tempfile
+from datetime import datetime, time
 from pathlib import Path
 
 from simulacra.settings import Settings
 from simulacra.sim.simulation import Simulation
 from simulacra.sim.stats import run_stats
+from simulacra.world.files import load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -25,6 +30,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--world", type=Path, default=ROOT / "worlds" / "smallville-3")
     parser.add_argument("--hours", type=float, default=2.0)
+    parser.add_argument(
+        "--start", type=time.fromisoformat, help="HH:MM on the scenario's first day"
+    )
     parser.add_argument("--model", type=Path, help="a GGUF file (default: the embedded model)")
     parser.add_argument("--keep", type=Path, help="write the run here instead of a temp dir")
     parser.add_argument(
@@ -39,7 +47,11 @@ def main() -> None:
         settings.engine.concurrency = args.concurrency
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp) / "run"
-        sim = Simulation.create(args.world, out, hours=args.hours, settings=settings)
+        start = None
+        if args.start:
+            first_day = load_world(args.world).scenario.start.date()
+            start = datetime.combine(first_day, args.start)
+        sim = Simulation.create(args.world, out, hours=args.hours, settings=settings, start=start)
         sim.run()
         sim.close()
         r = run_stats(out)

@@ -110,7 +110,7 @@ def rate(request: Request) -> dict:
     lines = re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE)
     return {
         "ratings": [
-            {"about": "it", "level": "important" if "party" in line.lower() else "minor"}
+            {"level": "important" if "party" in line.lower() else "minor"}
             for line in lines
         ]
     }

@@ -23,7 +23,7 @@ ISABELLA = Persona(
 
 def rate_by_count(request):
     n = len(re.findall(r"^Memory \d+:", request.user, re.MULTILINE))
-    return {"ratings": [{"about": "it", "level": "notable"}] * n}
+    return {"ratings": [{"level": "notable"}] * n}
 
 
 @pytest.fixture
@@ -198,7 +198,7 @@ def test_reflection_happens_past_the_threshold(build):
     agent, backend = build(
         {
             "importance": lambda r: {
-                "ratings": [{"about": "it", "level": "life-changing"}]
+                "ratings": [{"level": "life-changing"}]
                 * len(re.findall(r"^Memory \d+:", r.user, re.MULTILINE))
             },
             "reflection_questions": {"questions": ["What does Isabella care about?"] * 3},

@@ -50,7 +50,7 @@ def rate(request):
     ratings = []
     for line in re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE):
         level = "important" if "Maria" in line else "minor" if "Wolfgang" in line else "notable"
-        ratings.append({"about": "it", "level": level})
+        ratings.append({"level": level})
     return {"ratings": ratings}
 
 

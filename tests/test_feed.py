@@ -21,7 +21,7 @@ FAN_FEED = Path(__file__).resolve().parent.parent / "worlds" / "fan-feed"
 
 def rate_by_count(request):
     n = len(re.findall(r"^Memory \d+:", request.user, re.MULTILINE))
-    return {"ratings": [{"about": "it", "level": "notable"}] * n}
+    return {"ratings": [{"level": "notable"}] * n}
 
 
 def newest(request) -> str:

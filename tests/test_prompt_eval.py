@@ -28,7 +28,7 @@ def test_scoring_counts_passes_and_says_why_a_case_failed(scripted):
     model = scripted(
         {
             "importance": lambda r: {
-                "ratings": [{"about": "x", "level": "trivial"}] * r.user.count("Memory ")
+                "ratings": [{"level": "trivial"}] * r.user.count("Memory ")
             }
         }
     )

@@ -181,8 +181,10 @@ def _shape(node: dict, root: dict, description: str | None = None) -> str:
         count = f"exactly {hi}" if lo == hi else f"{lo} to {hi}"
         return f"[{item}, ...] ({count} items)"
     if kind == "string":
+        # The bound outside the quotes: written inside them, small models copied it into the
+        # answer ("writing down notes, at most 60 characters]" in four of five steps).
         what = description or "text"
-        return f'"<{what}, at most {node["maxLength"]} characters>"'
+        return f'"<{what}>" (at most {node["maxLength"]} characters)'
     if kind == "boolean":
         return f"<{description + ': ' if description else ''}true or false>"
     if kind in ("integer", "number"):

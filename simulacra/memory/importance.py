@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, create_model
 
 from simulacra.llm.interface import LanguageModel
-from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.schema import Answer, one_of
 from simulacra.llm.templates import template_beside
 from simulacra.memory.record import Kind, NewMemory
 
@@ -25,8 +25,6 @@ TRIVIAL = 1
 
 
 class Rated(Answer):
-    # Naming the event first keeps small models from giving every memory the first level.
-    about: text(40, "what happened, in a few words")
     level: Rating
 
 
