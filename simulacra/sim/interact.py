@@ -188,17 +188,15 @@ class Interactions:
         return self.town.avatar
 
     def _check_can_talk(self, avatar: Avatar, r: Resident) -> None:
-        state, world = self.sim.state, self.sim.world
-        mine, theirs = state.tile_of(avatar.name), state.tile_of(r.name)
-        radius = self.sim.settings.perception.vision_radius
-        near = max(abs(mine[0] - theirs[0]), abs(mine[1] - theirs[1])) <= radius
-        if not near or world.region_at(mine) != world.region_at(theirs):
+        why = self.town.why_not_talk(avatar.name, r, self.sim.now)
+        if why == "far":
             raise UserError(f"{r.name} is too far away to hear you", fix="walk over first")
-        if r.asleep:
+        if why == "asleep":
             raise UserError(f"{r.name} is asleep")
-        partner = r.action.partner if r.action else None
-        if partner not in (None, avatar.name):
-            raise UserError(f"{r.name} is talking with {partner}", fix="wait a little")
+        if why == "busy":
+            raise UserError(f"{r.name} is talking with {r.action.partner}", fix="wait a little")
+        if why == "cooling":  # the avatar sets no cool-down: never, as things are
+            raise UserError(f"{r.name} talked with you a moment ago", fix="wait a little")
 
     def _end_conversation(self, *, remembered: bool = False) -> None:
         """The conversation is over: the resident keeps it (the transcript, a planning note

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Literal
 
 from simulacra import gametime
 from simulacra.cognition import plan as planning
@@ -37,6 +38,7 @@ from simulacra.world import Event, World, WorldState
 from simulacra.world.tree import IDLE, GameObject, split_address
 
 PHRASES = phrases_beside(__file__, "town")
+NoTalk = Literal["far", "asleep", "busy", "cooling"]  # why one may not speak to another now
 
 
 class Town:
@@ -238,14 +240,27 @@ class Town:
         return (people or things or [None])[0]
 
     def _can_talk(self, a: Resident, b: Resident, now: datetime) -> bool:
-        if b.asleep or b.talking or a.talking:
-            return False
-        if self.world.region_at(self.state.tile_of(a.name)) != self.world.region_at(
-            self.state.tile_of(b.name)
-        ):
-            return False
-        until = self.cooldowns.get(pair(a.name, b.name))
-        return until is None or now >= datetime.fromisoformat(until)
+        # A resident starts a conversation only while it is in none.
+        return not a.talking and self.why_not_talk(a.name, b, now) is None
+
+    def why_not_talk(self, speaker: str, listener: Resident, now: datetime) -> NoTalk | None:
+        """The one rule for who may talk, residents with each other and the user's avatar
+        with a resident: ``speaker`` may speak to ``listener`` when the two are in one room
+        (arena) within sight of each other, the listener is awake and in no conversation with
+        a third, and the two did not talk within the cool-down. None when they may."""
+        mine, theirs = self.state.tile_of(speaker), self.state.tile_of(listener.name)
+        radius = self.settings.perception.vision_radius
+        near = max(abs(mine[0] - theirs[0]), abs(mine[1] - theirs[1])) <= radius
+        if not near or self.world.region_at(mine) != self.world.region_at(theirs):
+            return "far"
+        if listener.asleep:
+            return "asleep"
+        if listener.action is not None and listener.action.partner not in (None, speaker):
+            return "busy"
+        until = self.cooldowns.get(pair(speaker, listener.name))
+        if until is not None and now < datetime.fromisoformat(until):
+            return "cooling"
+        return None
 
     # -- phase 2: conversations -------------------------------------------------------------
 
