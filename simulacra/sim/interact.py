@@ -94,10 +94,7 @@ class Interactions:
             )
         if name in self.sim.residents:
             raise UserError(f"{name} lives in the town: choose another name", field="name")
-        self.town.avatar = avatar or Avatar(name)
-        tile = self.sim.state.place(name, self.sim.world.spawn_of(ENTRANCE))
-        self.town.avatar.path = []
-        self.town.show_avatar()
+        tile = self.town.let_in(name, self.sim.world.spawn_of(ENTRANCE))
         self._note(kind="enter", by=name, tile=tile)
         self.sim.checkpoint()
         return tile
@@ -208,17 +205,16 @@ class Interactions:
         now = self.sim.now
         if not remembered:
             remember_conversation(r.agent, avatar.name, avatar.lines, now)
-        self.town.avatar_chats.append(
+        self.town.note_avatar_chat(
             rec.Chat(
                 between=[avatar.name, r.name],
                 lines=[rec.ChatLine(speaker=x.speaker, text=x.text) for x in avatar.lines],
             )
         )
         self._note(kind="leave", by=avatar.name, to=r.name)
-        if r.action is not None and r.action.partner == avatar.name:
-            r.action.end = now  # back to the day's plan at the next step
+        self.town.end_talk_with_avatar(r, now)
         avatar.partner, avatar.lines = None, []
         self.town.show_avatar()
 
     def _note(self, **fields) -> None:
-        self.town.actions.append(rec.UserAction(**fields))
+        self.town.note(rec.UserAction(**fields))

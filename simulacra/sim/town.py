@@ -35,6 +35,7 @@ from simulacra.sim.lockstep import Lockstep
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
 from simulacra.sim.resident import Action, Resident
 from simulacra.world import Event, World, WorldState
+from simulacra.world.grid import Tile
 from simulacra.world.tree import IDLE, GameObject, split_address
 
 PHRASES = phrases_beside(__file__, "town")
@@ -101,6 +102,19 @@ class Town:
         self.actions = [rec.UserAction.model_validate(a) for a in state.get("actions", [])]
         self.avatar_chats = [rec.Chat.model_validate(c) for c in state.get("avatar_chats", [])]
         self.logged_objects = dict(state.get("logged_objects", self.state.changed_objects()))
+
+    def log_memories_from_start(self) -> None:
+        """The next step's record logs every memory from each resident's first (a new run's
+        seed memories)."""
+        self.unlogged = dict.fromkeys(self.residents, 1)
+
+    # -- what the user did, logged with the next step ----------------------------------------
+
+    def note(self, action: rec.UserAction) -> None:
+        self.actions.append(action)
+
+    def note_avatar_chat(self, chat: rec.Chat) -> None:
+        self.avatar_chats.append(chat)
 
     # -- one step --------------------------------------------------------------------------
 
@@ -441,12 +455,26 @@ class Town:
         if a is not None:
             self.state.set_action(a.name, "is", "", a.describe(self.world, self.state))
 
+    def let_in(self, name: str, entrance: Tile) -> Tile:
+        """The user's avatar walks in at ``entrance`` (again, if it is in the town already:
+        it stops where it was going)."""
+        self.avatar = self.avatar or Avatar(name)
+        self.avatar.path = []
+        tile = self.state.place(name, entrance)
+        self.show_avatar()
+        return tile
+
     def talk_with_avatar(self, r: Resident, now: datetime) -> None:
         """The resident stops to talk with the avatar; each line keeps it talking a while."""
         if r.action is None or r.action.partner != self.avatar.name:
             self._start_talking(r, self.avatar.name, now)
         seconds = self.settings.conversation.seconds_per_line * 2
         r.action.end = now + timedelta(seconds=max(self.step_seconds, seconds))
+
+    def end_talk_with_avatar(self, r: Resident, now: datetime) -> None:
+        """The resident goes back to the day's plan at the next step."""
+        if r.action is not None and r.action.partner == self.avatar.name:
+            r.action.end = now
 
     # -- the world's side of an action ------------------------------------------------------
 
