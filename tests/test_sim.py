@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from scripted_town import SCRIPTS, enum
 
-from simulacra.cognition.decide import Choice, Decision
+from simulacra.cognition.decide import Decision, OptionKind
 from simulacra.cognition.plan import is_sleeping
 from simulacra.errors import UserError
 from simulacra.llm import open_model
@@ -184,7 +184,7 @@ def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, wor
     # After a conversation, the pair waits out the cool-down.
     klaus.action = None
     sim.state.place("Ana", sim.world.spawn_of("town entrance"))
-    talk = Decision(Choice.TALK, partner=klaus.name)
+    talk = Decision(OptionKind.TALK, partner=klaus.name)
     (chat,) = town._conversations({maria.name: talk}, now)
     assert chat.between == [maria.name, klaus.name]
     assert town.why_not_talk(maria.name, klaus, now) == "cooling"

@@ -18,8 +18,7 @@ from simulacra.errors import UserError
 from simulacra.llm.phrases import phrases_beside
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
-from simulacra.sim.record import DayPlan as DayPlanRecord
-from simulacra.sim.record import StepRecord
+from simulacra.sim.record import DayPlanRecord, StepRecord
 from simulacra.world.tree import IDLE
 
 _TOWN = phrases_beside(rundir.__file__, "town")  # the town's own words, not the model's

@@ -105,7 +105,7 @@ def read_run(directory: Path) -> RunView:
 
 
 @dataclass
-class Mind:
+class Interviewee:
     """One resident as the evaluation sees it: persona, memory stream, and the identity its
     prompts start with (its summary description brought up to date)."""
 
@@ -120,11 +120,11 @@ class Mind:
 
 
 @dataclass
-class Town:
+class Interviewees:
     """The residents' minds at the run's last checkpoint."""
 
     now: datetime
-    minds: dict[str, Mind]
+    minds: dict[str, Interviewee]
     settings: Settings
     _close: object
 
@@ -138,7 +138,7 @@ def open_town(
     model: StructuredModel,
     embedder: Embedder,
     overrides: LLMSettings | None = None,
-) -> Town:
+) -> Interviewees:
     """Open the run at its last checkpoint with ``model`` (the evaluation's own, whose calls
     are logged apart from the run's). Nothing is written back: interviews leave no trace."""
     from simulacra.sim.simulation import Simulation
@@ -148,17 +148,17 @@ def open_town(
     for name, resident in sim.residents.items():
         agent = resident.agent
         agent.refresh_summary(sim.now)
-        minds[name] = Mind(agent.persona, agent.stream, agent.identity, agent.currently)
+        minds[name] = Interviewee(agent.persona, agent.stream, agent.identity, agent.currently)
 
     def close() -> None:
         sim.store.close()
 
-    return Town(sim.now, minds, sim.settings, close)
+    return Interviewees(sim.now, minds, sim.settings, close)
 
 
 @contextmanager
 def streams_at_start(
-    town: Town, start: datetime, embedder: Embedder
+    town: Interviewees, start: datetime, embedder: Embedder
 ) -> Iterator[dict[str, MemoryStream]]:
     """Each resident's memory as it was when the run began (the memories created at its
     start time), in a scratch store: for interviews "at the start" of the run."""

@@ -21,7 +21,7 @@ from typing import Literal
 from simulacra import gametime
 from simulacra.cognition import plan as planning
 from simulacra.cognition.act import place_action
-from simulacra.cognition.decide import Choice, Decision, decide
+from simulacra.cognition.decide import Decision, OptionKind, decide
 from simulacra.cognition.dialogue import Line, converse, remember_conversation
 from simulacra.cognition.emoji import emoji, word_of
 from simulacra.embed import Embedder
@@ -231,9 +231,9 @@ class Town:
             people=people,
             k=self.settings.plan.react_memories,
         )
-        if decision.choice is Choice.TALK:
+        if decision.choice is OptionKind.TALK:
             talks[r.name] = decision
-        elif decision.choice is Choice.REACT:
+        elif decision.choice is OptionKind.REACT:
             planning.replan_from(r.plan, now, decision.activity, decision.minutes)
             replanned.add(r.name)
 
@@ -517,8 +517,8 @@ def pair(a: str, b: str) -> str:
     return "|".join(sorted((a, b)))
 
 
-def _plan_record(plan: planning.DayPlan) -> rec.DayPlan:
-    return rec.DayPlan(
+def _plan_record(plan: planning.DayPlan) -> rec.DayPlanRecord:
+    return rec.DayPlanRecord(
         day=gametime.day(plan.day),
         blocks=[rec.PlanBlock(start=b.start, end=b.end, activity=b.activity) for b in plan.blocks],
     )
