@@ -9,7 +9,7 @@ import sqlite3
 from datetime import datetime, timedelta
 from pathlib import Path
 
-from simulacra.evaluation.day import DayResult, Kind
+from simulacra.evaluation.day import DayResult, FindingKind
 from simulacra.llm import resolve_model
 from simulacra.settings import LLMSettings, Settings
 from simulacra.sim.simulation import Simulation
@@ -93,17 +93,19 @@ def judge_section(result: DayResult, examples: int = 2) -> list[str]:
         "Broken items per resident and game day (`simulacra eval day`; a text broken two ways "
         f"is one item). Worst resident-day: {result.worst()}.",
         "",
-        "| resident | day | " + " | ".join(k.column for k in Kind) + " | items |",
-        "|---|---|" + "---|" * (len(Kind) + 1),
+        "| resident | day | " + " | ".join(k.column for k in FindingKind) + " | items |",
+        "|---|---|" + "---|" * (len(FindingKind) + 1),
     ]
     for d in result.days:
-        cells = " | ".join(str(d.counts.get(k, 0) or "·") for k in Kind)
+        cells = " | ".join(str(d.counts.get(k, 0) or "·") for k in FindingKind)
         lines.append(f"| {d.agent or '(nobody at it)'} | {d.day:%a %d %b} | {cells} | {d.items} |")
     totals = result.totals()
     everything = sum(d.items for d in result.days)
-    lines.append("| all | | " + " | ".join(str(totals[k]) for k in Kind) + f" | {everything} |")
-    lines += ["", "; ".join(f"*{k.column}*: {k.label}" for k in Kind) + ".", ""]
-    for kind in Kind:
+    lines.append(
+        "| all | | " + " | ".join(str(totals[k]) for k in FindingKind) + f" | {everything} |"
+    )
+    lines += ["", "; ".join(f"*{k.column}*: {k.label}" for k in FindingKind) + ".", ""]
+    for kind in FindingKind:
         found = [f for f in result.findings if f.kind is kind][:examples]
         for f in found:
             seen = f" ({f.seen}×)" if f.seen > 1 else ""

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from simulacra.evaluation.runview import run_progress  # noqa: E402
+from simulacra.evaluation.daylog import run_progress  # noqa: E402
 
 
 def simulacra(*args: str) -> None:

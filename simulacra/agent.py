@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
-from simulacra.cognition.decide import Choice, decide
+from simulacra.cognition.decide import OptionKind, decide
 from simulacra.cognition.dialogue import Line, next_line, remember_conversation
 from simulacra.cognition.interview import INTERVIEW
 from simulacra.cognition.interview import PHRASES as INTERVIEW_PHRASES
@@ -406,10 +406,10 @@ class GenerativeAgent:
             k=self.settings.plan.react_memories,
         )
         reaction = Reaction("none")
-        if decision.choice is Choice.REACT:
+        if decision.choice is OptionKind.REACT:
             self.status = decision.activity
             reaction = Reaction("act", decision.activity)
-        elif decision.choice is Choice.TALK:
+        elif decision.choice is OptionKind.TALK:
             line = next_line(self, decision.partner, [], now=now, setting=place)
             reaction = Reaction("say", line.says, to=decision.partner)
         self._commit()

@@ -128,3 +128,22 @@ class WordEmbedder:
 @pytest.fixture
 def word_embedder():
     return WordEmbedder()
+
+
+@pytest.fixture(scope="module")
+def saved_run(tmp_path_factory) -> Path:
+    """A small scripted run of smallville-3, made once per test module; tests change a copy
+    (``run``), never this."""
+    from hostile_helpers import make_run
+
+    return make_run(tmp_path_factory.mktemp("saved") / "run")
+
+
+@pytest.fixture
+def run(saved_run, tmp_path) -> Path:
+    """A copy of ``saved_run`` for one test to change."""
+    import shutil
+
+    copy = tmp_path / "run"
+    shutil.copytree(saved_run, copy)
+    return copy

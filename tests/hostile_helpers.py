@@ -1,5 +1,6 @@
 """Helpers for the tests of bad input (test_hostile.py, test_fuzz_inputs.py): the CLI run in
-this process with its output captured, and fingerprints of what a directory holds."""
+this process with its output captured, fingerprints of what a directory holds, and a small
+run made with the scripted model (conftest.py's ``saved_run`` and ``run`` fixtures)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from scripted_town import SCRIPTS
 
 ROOT = Path(__file__).resolve().parent.parent
 WORLD = ROOT / "worlds" / "smallville-3"
+FIXTURE_RUN = ROOT / "tests" / "fixtures" / "run-smallville-3"  # a run kept in the repository
+OBJECT = "Hobbs Cafe: cafe: cafe counter"
 
 
 @dataclass

@@ -9,7 +9,15 @@ from pathlib import Path
 
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE
-from simulacra.sim.record import AgentStep, Chat, ChatLine, DayPlan, Memory, PlanBlock, StepRecord
+from simulacra.sim.record import (
+    AgentStep,
+    Chat,
+    ChatLine,
+    DayPlanRecord,
+    Memory,
+    PlanBlock,
+    StepRecord,
+)
 
 RESIDENTS = ["Isabella Rodriguez", "Maria Lopez", "Klaus Mueller"]
 FEB13 = datetime(2023, 2, 13)
@@ -55,7 +63,7 @@ class Day:
                 return datetime.combine(day, datetime.min.time()) + timedelta(days=1)
             return datetime.combine(day, datetime.strptime(hhmm, "%H:%M").time())
 
-        plan = DayPlan(
+        plan = DayPlanRecord(
             day=f"{time:%A %B} {time.day}, {time.year}",
             blocks=[PlanBlock(start=moment(a), end=moment(b), activity=x) for a, b, x in blocks],
         )

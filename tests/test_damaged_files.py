@@ -9,26 +9,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hostile_helpers import WORLD, cli, copy_world, fingerprint, make_run
+from hostile_helpers import OBJECT, WORLD, cli, copy_world, fingerprint
 
 from simulacra.sim import runlock
-
-FIXTURE_RUN = Path(__file__).parent / "fixtures" / "run-smallville-3"
-OBJECT = "Hobbs Cafe: cafe: cafe counter"
-
-
-@pytest.fixture(scope="module")
-def saved_run(tmp_path_factory) -> Path:
-    """A run made once; tests copy it before changing anything."""
-    return make_run(tmp_path_factory.mktemp("saved") / "run")
-
-
-@pytest.fixture
-def run(saved_run, tmp_path) -> Path:
-    copy = tmp_path / "run"
-    shutil.copytree(saved_run, copy)
-    return copy
-
 
 # ------------------------------------------------------------ 7. a damaged run directory
 

@@ -16,7 +16,7 @@ from simulacra.cli.app import cli
 from simulacra.errors import UserError
 from simulacra.evaluation import vocabulary, wording
 from simulacra.evaluation.dates import other_day
-from simulacra.evaluation.day import Kind, evaluate_days, judge
+from simulacra.evaluation.day import FindingKind, evaluate_days, judge
 from simulacra.evaluation.daylog import read_day_log
 from simulacra.evaluation.records import DAY_SUMMARY, EVAL_DIR
 
@@ -26,7 +26,7 @@ CAFE = "Hobbs Cafe: cafe: cafe counter"
 DORM = "Dorm for Oak Hill College"
 
 
-def counts(result, name: str, day: int) -> dict[Kind, int]:
+def counts(result, name: str, day: int) -> dict[FindingKind, int]:
     found = [d for d in result.days if d.agent == name and d.day.day == day]
     assert len(found) == 1, (name, day, result.days)
     return {k: v for k, v in found[0].counts.items() if v}
@@ -67,17 +67,17 @@ def the_issues_morning() -> Day:
 def test_the_issues_morning_is_counted_per_resident_and_kind(tmp_path):
     result = evaluate_days(the_issues_morning().write(tmp_path / "run"))
     assert counts(result, "Klaus Mueller", 13) == {
-        Kind.NOT_DOING: 1,  # "clothing"
-        Kind.PROMPT: 1,  # "at most 60 chars}"
-        Kind.LINE: 1,  # his echo of Maria's apology, itself an assistant's
+        FindingKind.NOT_DOING: 1,  # "clothing"
+        FindingKind.PROMPT: 1,  # "at most 60 chars}"
+        FindingKind.LINE: 1,  # his echo of Maria's apology, itself an assistant's
     }
-    assert counts(result, "Isabella Rodriguez", 13) == {Kind.NOT_DOING: 2}
+    assert counts(result, "Isabella Rodriguez", 13) == {FindingKind.NOT_DOING: 2}
     assert counts(result, "Maria Lopez", 13) == {
-        Kind.PLACE: 1,  # asleep on the common room's sofa
-        Kind.NOT_DOING: 1,  # "08:00-09:00 nothing"
-        Kind.OTHER_DAY: 1,  # Valentine's Day on the 13th
-        Kind.LINE: 1,  # "I'm sorry, but I don't have experience"
-        Kind.NOT_STATE: 2,  # plates on a table; a sofa "sleeping"
+        FindingKind.PLACE: 1,  # asleep on the common room's sofa
+        FindingKind.NOT_DOING: 1,  # "08:00-09:00 nothing"
+        FindingKind.OTHER_DAY: 1,  # Valentine's Day on the 13th
+        FindingKind.LINE: 1,  # "I'm sorry, but I don't have experience"
+        FindingKind.NOT_STATE: 2,  # plates on a table; a sofa "sleeping"
     }
     # The name as an activity at 07:20 and at 08:10 is one item, seen twice.
     name = [f for f in result.findings if f.text == "Isabella Rodriguez"]
@@ -132,7 +132,7 @@ def test_an_action_held_far_past_its_plan_block(tmp_path):
     day.does("Maria Lopez", at(13, "23:00"), "sleeping", bed)
     day.does("Maria Lopez", at(14, "07:00"), "reading", desk)
     result = judge(read_day_log(day.write(tmp_path / "run")))
-    held = [f for f in result.findings if f.kind is Kind.OVERRUN]
+    held = [f for f in result.findings if f.kind is FindingKind.OVERRUN]
     # Sleep over midnight (the two days' sleep blocks joined) and 20 minutes late are fine.
     assert [(f.agent, f.text) for f in held] == [
         ("Klaus Mueller", "eating toast"),
@@ -140,7 +140,7 @@ def test_an_action_held_far_past_its_plan_block(tmp_path):
     ]
     assert "07:00-08:00 having breakfast" in held[0].why
     assert "past the next plan item" in held[1].why
-    assert [f for f in result.findings if f.kind is not Kind.OVERRUN] == []
+    assert [f for f in result.findings if f.kind is not FindingKind.OVERRUN] == []
 
 
 def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path):
@@ -159,7 +159,7 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
         ("Isabella Rodriguez", "I have been reading about gentrification in the library too."),
     )
     result = judge(read_day_log(day.write(tmp_path / "run")))
-    lines = {f.text.split(": ", 1)[1]: f.why for f in result.findings if f.kind is Kind.LINE}
+    lines = {f.text.split(": ", 1)[1]: f.why for f in result.findings if f.kind is FindingKind.LINE}
     assert set(lines) == {
         "Of course. Maria is always welcome at Hobbs Cafe.",
         "As an AI language model, I cannot attend parties.",
@@ -167,7 +167,7 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
     }
     assert "speaks of Maria Lopez" in lines["Of course. Maria is always welcome at Hobbs Cafe."]
     assert "echoes" in lines["I have been reading about gentrification in the library too."]
-    assert counts(result, "Isabella Rodriguez", 13) == {Kind.LINE: 2}
+    assert counts(result, "Isabella Rodriguez", 13) == {FindingKind.LINE: 2}
 
 
 @pytest.mark.parametrize(

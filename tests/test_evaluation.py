@@ -21,7 +21,7 @@ from simulacra.evaluation.judge import judge_answers, ranking_schema, rankings
 from simulacra.evaluation.questions import Category, agent_variables, write_interview
 from simulacra.evaluation.records import INTERVIEW_FILE, InterviewRecord, read_records
 from simulacra.evaluation.results import interview_table, summarise_interviews, town_table
-from simulacra.evaluation.runview import Mind, RunView, Stay, Town, inside
+from simulacra.evaluation.runview import Interviewee, Interviewees, RunView, Stay, inside
 from simulacra.evaluation.town import coordinate, evaluate_town
 from simulacra.llm.schema import json_schema
 from simulacra.memory import Kind, MemoryStore, NewMemory
@@ -35,7 +35,7 @@ NOW = START + timedelta(hours=34)  # Tuesday 17:00
 TOLD = "Bob Baker said there will be a bake sale at Corner Cafe on Friday"
 
 
-def build(tmp_path, embedder, memories=None, stays=None) -> tuple[RunView, Town]:
+def build(tmp_path, embedder, memories=None, stays=None) -> tuple[RunView, Interviewees]:
     """A run by hand: tiny4's residents with their seed memories at the start and
     ``memories`` ({name: [(kind, text)]}) five hours later."""
     world = load_world(WORLD4)
@@ -48,7 +48,9 @@ def build(tmp_path, embedder, memories=None, stays=None) -> tuple[RunView, Town]
         later = [NewMemory(t, k, importance=5) for k, t in (memories or {}).get(p.name, [])]
         stream.add(later, LATER)
         persona = p.persona()
-        minds[p.name] = Mind(persona, stream, summary.identity(persona, None), persona.currently)
+        minds[p.name] = Interviewee(
+            persona, stream, summary.identity(persona, None), persona.currently
+        )
     run = RunView(
         directory=tmp_path,
         world=world,
@@ -59,7 +61,7 @@ def build(tmp_path, embedder, memories=None, stays=None) -> tuple[RunView, Town]
         step_seconds=10,
         stays=stays or {},
     )
-    return run, Town(NOW, minds, settings, store.close)
+    return run, Interviewees(NOW, minds, settings, store.close)
 
 
 def out_dir(tmp_path) -> Path:

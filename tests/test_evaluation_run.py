@@ -13,9 +13,10 @@ from scripted_town import SCRIPTS
 from simulacra.cli.app import cli
 from simulacra.errors import UserError
 from simulacra.evaluation.conditions import Condition
+from simulacra.evaluation.daylog import run_progress
 from simulacra.evaluation.evaluate import Models, evaluate_interviews, evaluate_the_town
 from simulacra.evaluation.records import EVAL_DIR, INTERVIEW_SUMMARY, TOWN_FILE, TOWN_SUMMARY
-from simulacra.evaluation.runview import read_run, run_progress
+from simulacra.evaluation.runview import read_run
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel, simplest
 from simulacra.settings import Settings

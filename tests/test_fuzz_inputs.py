@@ -15,11 +15,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hostile_helpers import WORLD, cli, copy_world, fingerprint, make_run
+from hostile_helpers import FIXTURE_RUN, WORLD, cli, copy_world, fingerprint, make_run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-FIXTURE_RUN = Path(__file__).parent / "fixtures" / "run-smallville-3"
 
 
 def fuzz(examples: int):

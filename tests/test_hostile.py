@@ -16,28 +16,9 @@ import time
 from pathlib import Path
 
 import pytest
-from hostile_helpers import ROOT, WORLD, cli, copy_world, fingerprint, make_run
+from hostile_helpers import FIXTURE_RUN, OBJECT, ROOT, WORLD, cli, copy_world, fingerprint
 
 from simulacra.viewer.server import ViewerServer
-
-FIXTURE_RUN = Path(__file__).parent / "fixtures" / "run-smallville-3"
-OBJECT = "Hobbs Cafe: cafe: cafe counter"
-
-
-@pytest.fixture(scope="module")
-def saved_run(tmp_path_factory) -> Path:
-    """A run made once; tests copy it before changing anything."""
-    return make_run(tmp_path_factory.mktemp("saved") / "run")
-
-
-@pytest.fixture
-def run(saved_run, tmp_path) -> Path:
-    import shutil
-
-    copy = tmp_path / "run"
-    shutil.copytree(saved_run, copy)
-    return copy
-
 
 # ------------------------------------------------------------ 1. one writer per run
 

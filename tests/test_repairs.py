@@ -23,7 +23,7 @@ PROMPT = Prompt("test", "system text", "user text", agent="Klaus Mueller")
 
 def rule_modules() -> None:
     """Import every module that declares rules (the CLI does the same to list them all)."""
-    from simulacra.cli.model_commands import declared_rules
+    from simulacra.cli.stats_commands import declared_rules
 
     declared_rules()
 

@@ -16,13 +16,16 @@ from pathlib import Path
 import pytest
 from scripted_town import SCRIPTS, enum
 
+from simulacra.cognition.decide import Decision, OptionKind
 from simulacra.cognition.plan import is_sleeping
+from simulacra.errors import UserError
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel
 from simulacra.memory import Kind
 from simulacra.settings import Settings
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
+from simulacra.sim.interact import Interactions
 from simulacra.sim.resident import Action
 from simulacra.sim.simulation import Simulation
 
@@ -137,6 +140,56 @@ def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, wo
     assert sim.town._placing(klaus, now) == (None, block.activity)
     klaus.action = Action("reading", now, now, hall, "📖")  # a step of the block: stay there
     assert sim.town._placing(klaus, now) == ("Dorm for Oak Hill College", None)
+    sim.close()
+
+
+def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, word_embedder):
+    """Town.why_not_talk decides for the town's pairs and for the avatar's lines: in one room
+    within sight, the listener awake and in no conversation with a third, no recent talk."""
+    sim, _ = make_sim(tmp_path, word_embedder, hours=0.1)
+    town, now = sim.town, sim.now
+    maria, klaus = sim.resident("Maria Lopez"), sim.resident("Klaus Mueller")
+    hall = "Dorm for Oak Hill College: common room"
+    tiles = [t for t in sim.world.tiles_of(hall) if sim.world.is_walkable(t)]
+    corner, beside, far_corner = tiles[0], tiles[1], tiles[-1]  # 11 tiles apart; sight: 8
+    sim.state.place(maria.name, corner)
+    sim.state.place(klaus.name, beside)
+    assert town.why_not_talk(maria.name, klaus, now) is None
+    sim.state.place(klaus.name, far_corner)
+    assert town.why_not_talk(maria.name, klaus, now) == "far"  # one room, out of sight
+    sim.state.place(klaus.name, sim.world.spawn_of(klaus.name))
+    assert town.why_not_talk(maria.name, klaus, now) == "far"  # another room
+    sim.state.place(klaus.name, beside)
+    klaus.action = Action("sleeping", now, now + timedelta(hours=1), hall, "😴")
+    assert town.why_not_talk(maria.name, klaus, now) == "asleep"
+    klaus.action = Action("talking", now, now, hall, "💬", partner="Isabella Rodriguez")
+    assert town.why_not_talk(maria.name, klaus, now) == "busy"
+    klaus.action = Action("talking", now, now, hall, "💬", partner=maria.name)
+    assert town.why_not_talk(maria.name, klaus, now) is None  # a conversation going on
+    assert not town._can_talk(klaus, maria, now)  # but the town starts none while in one
+
+    # The avatar is told the same rule's reasons, in words.
+    me = Interactions(sim)
+    me.enter("Ana")
+    sim.state.place("Ana", corner)
+    with pytest.raises(UserError, match="Klaus Mueller is talking with Maria Lopez"):
+        me.say(klaus.name, "Hello!")
+    klaus.action = Action("sleeping", now, now + timedelta(hours=1), hall, "😴")
+    with pytest.raises(UserError, match="Klaus Mueller is asleep"):
+        me.say(klaus.name, "Hello!")
+    sim.state.place("Ana", far_corner)
+    with pytest.raises(UserError, match="too far away"):
+        me.say(maria.name, "Hello!")
+
+    # After a conversation, the pair waits out the cool-down.
+    klaus.action = None
+    sim.state.place("Ana", sim.world.spawn_of("town entrance"))
+    talk = Decision(OptionKind.TALK, partner=klaus.name)
+    (chat,) = town._conversations({maria.name: talk}, now)
+    assert chat.between == [maria.name, klaus.name]
+    assert town.why_not_talk(maria.name, klaus, now) == "cooling"
+    later = now + timedelta(minutes=sim.settings.conversation.cooldown_minutes)
+    assert town.why_not_talk(klaus.name, maria, later) is None
     sim.close()
 
 

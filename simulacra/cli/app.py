@@ -118,12 +118,14 @@ def register() -> None:
     # Each command group registers itself on import.
     from simulacra.cli import (
         agent_commands,  # noqa: F401
+        catalogue_commands,  # noqa: F401
+        doctor_commands,  # noqa: F401
         eval_commands,  # noqa: F401
         feed_commands,  # noqa: F401
-        model_commands,  # noqa: F401
-        models_commands,  # noqa: F401
         play_commands,  # noqa: F401
+        prompt_commands,  # noqa: F401
         sim_commands,  # noqa: F401
+        stats_commands,  # noqa: F401
         view_commands,  # noqa: F401
         world_commands,  # noqa: F401
     )

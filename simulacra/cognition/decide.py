@@ -28,7 +28,7 @@ PHRASES = phrases_beside(__file__, "decide")
 MINUTES = (5, 10, 15, 30, 60)
 
 
-class Choice(str, Enum):
+class OptionKind(str, Enum):
     """The kinds of option; the schema's enum and the template's words are made from these."""
 
     CARRY_ON = "carry on"
@@ -47,9 +47,11 @@ class _Decided(Answer):
     @property
     def decision(self) -> str:
         if self.emergency is YesNo.YES:
-            return Choice.REACT.value
+            return OptionKind.REACT.value
         partner = getattr(self, "talk_to", NOBODY)
-        return f"{Choice.TALK.value} {partner}" if partner != NOBODY else Choice.CARRY_ON.value
+        return (
+            f"{OptionKind.TALK.value} {partner}" if partner != NOBODY else OptionKind.CARRY_ON.value
+        )
 
 
 def decision_for(people: Sequence[str] = (), **_: object) -> type[Answer]:
@@ -70,7 +72,7 @@ class Decision:
     """What the agent decided: carry on, talk to ``partner``, or do ``activity`` for
     ``minutes``."""
 
-    choice: Choice
+    choice: OptionKind
     partner: str | None = None
     activity: str | None = None
     minutes: int = 0
@@ -104,9 +106,9 @@ def decide(
         people=list(people),
         nobody=NOBODY,
     )
-    talk = f"{Choice.TALK.value} "
+    talk = f"{OptionKind.TALK.value} "
     if answer.decision.startswith(talk):
-        return Decision(Choice.TALK, partner=answer.decision[len(talk) :])
-    if answer.decision == Choice.REACT.value:
-        return Decision(Choice.REACT, activity=answer.instead, minutes=answer.minutes)
-    return Decision(Choice.CARRY_ON)
+        return Decision(OptionKind.TALK, partner=answer.decision[len(talk) :])
+    if answer.decision == OptionKind.REACT.value:
+        return Decision(OptionKind.REACT, activity=answer.instead, minutes=answer.minutes)
+    return Decision(OptionKind.CARRY_ON)

@@ -15,16 +15,14 @@ from enum import Enum
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from simulacra.evaluation import wording
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.dates import other_day
 from simulacra.evaluation.daylog import DayLog, Doing, PlanItem, read_day_log
-from simulacra.evaluation.records import DAY_SUMMARY, eval_dir, write_summary
+from simulacra.evaluation.records import DAY_SUMMARY, EvalRecord, eval_dir, write_summary
 
 
-class Kind(str, Enum):
+class FindingKind(str, Enum):
     PROMPT = "prompt"
     NOT_DOING = "not_doing"
     OVERRUN = "overrun"
@@ -44,13 +42,13 @@ class Kind(str, Enum):
 
 
 _LABELS = {
-    Kind.PROMPT: "prompt or schema text",
-    Kind.NOT_DOING: "not a doing (a name, a thing, cut short)",
-    Kind.OVERRUN: "held far past its plan",
-    Kind.PLACE: "sleeping, eating or washing out of place",
-    Kind.OTHER_DAY: "an event of another day",
-    Kind.LINE: "a line: assistant, echo, partner in the third person",
-    Kind.NOT_STATE: "an object state that is not a state",
+    FindingKind.PROMPT: "prompt or schema text",
+    FindingKind.NOT_DOING: "not a doing (a name, a thing, cut short)",
+    FindingKind.OVERRUN: "held far past its plan",
+    FindingKind.PLACE: "sleeping, eating or washing out of place",
+    FindingKind.OTHER_DAY: "an event of another day",
+    FindingKind.LINE: "a line: assistant, echo, partner in the third person",
+    FindingKind.NOT_STATE: "an object state that is not a state",
 }
 # Held past the end of its plan block by less than this, an action is only running late.
 LATE = timedelta(minutes=30)
@@ -58,12 +56,8 @@ LATE = timedelta(minutes=30)
 Source = Literal["activity", "plan", "state", "line"]
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class Finding(_Record):
-    kind: Kind
+class Finding(EvalRecord):
+    kind: FindingKind
     agent: str  # "" for an object state set while nobody was at it
     day: date
     time: datetime  # when first found
@@ -73,22 +67,22 @@ class Finding(_Record):
     seen: int = 1  # times found broken this resident-day
 
 
-class ResidentDay(_Record):
+class ResidentDay(EvalRecord):
     agent: str
     day: date
-    counts: dict[Kind, int]  # broken items of each kind
+    counts: dict[FindingKind, int]  # broken items of each kind
     items: int  # broken items of any kind (one text broken two ways counts once)
 
 
-class DayResult(_Record):
+class DayResult(EvalRecord):
     step: int
     time: datetime
     agents: list[str]
     days: list[ResidentDay]
     findings: list[Finding]
 
-    def totals(self) -> dict[Kind, int]:
-        return {k: sum(d.counts.get(k, 0) for d in self.days) for k in Kind}
+    def totals(self) -> dict[FindingKind, int]:
+        return {k: sum(d.counts.get(k, 0) for d in self.days) for k in FindingKind}
 
     def worst(self) -> int:
         """The most broken items in any one resident-day."""
@@ -117,7 +111,7 @@ def judge(log: DayLog) -> DayResult:
         if change.state == "idle":
             continue
         why = wording.prompt_text(change.state)
-        kind = Kind.PROMPT if why else Kind.NOT_STATE
+        kind = FindingKind.PROMPT if why else FindingKind.NOT_STATE
         why = why or wording.not_state(change.state)
         text = f"{change.address.split(':')[-1].strip()} is {change.state}"
         found.add(kind, change.by, change.time, "state", text, why)
@@ -129,8 +123,8 @@ def _judge_doing(found, log: DayLog, name: str, doing: Doing, blocks: list[PlanI
     t, text = doing.start, doing.activity
     _judge_phrase(found, log, name, t, t.date(), "activity", text)
     for place in doing.places:
-        found.add(Kind.PLACE, name, t, "activity", text, wording.place_for(text, place))
-    found.add(Kind.OVERRUN, name, t, "activity", text, overrun(doing, blocks))
+        found.add(FindingKind.PLACE, name, t, "activity", text, wording.place_for(text, place))
+    found.add(FindingKind.OVERRUN, name, t, "activity", text, overrun(doing, blocks))
 
 
 def _judge_plan_item(found, log: DayLog, name: str, day: date, item: PlanItem) -> None:
@@ -141,11 +135,11 @@ def _judge_plan_item(found, log: DayLog, name: str, day: date, item: PlanItem) -
 def _judge_phrase(found, log, name, time, day, source, text, shown: str = "") -> None:
     label = f"{shown} {text}".strip()
     prompt = wording.prompt_text(text)
-    found.add(Kind.PROMPT, name, time, source, label, prompt, text)
+    found.add(FindingKind.PROMPT, name, time, source, label, prompt, text)
     if not prompt:  # the prompt's words make it no phrase at all: counted once
         why = wording.not_doing(text, log.names)
-        found.add(Kind.NOT_DOING, name, time, source, label, why, text)
-    found.add(Kind.OTHER_DAY, name, time, source, label, other_day(text, day), text)
+        found.add(FindingKind.NOT_DOING, name, time, source, label, why, text)
+    found.add(FindingKind.OTHER_DAY, name, time, source, label, other_day(text, day), text)
 
 
 def _judge_lines(found, log: DayLog) -> None:
@@ -155,7 +149,7 @@ def _judge_lines(found, log: DayLog) -> None:
         for speaker, text in chat.lines:
             partners = [n for n in chat.between if n != speaker]
             why = wording.prompt_text(text)
-            kind = Kind.PROMPT if why else Kind.LINE
+            kind = FindingKind.PROMPT if why else FindingKind.LINE
             why = why or wording.bad_line(text, speaker, partners, earlier)
             found.add(kind, speaker, chat.time, "line", f"{speaker}: {text}", why)
             earlier.append(text)
@@ -205,11 +199,11 @@ class _Findings:
     """Findings kept once per (resident, day, kind, text), counting how often each was seen."""
 
     def __init__(self) -> None:
-        self._found: dict[tuple[str, date, Kind, str], Finding] = {}
+        self._found: dict[tuple[str, date, FindingKind, str], Finding] = {}
 
     def add(
         self,
-        kind: Kind,
+        kind: FindingKind,
         agent: str,
         time: datetime,
         source: Source,
@@ -241,7 +235,7 @@ class _Findings:
     def _resident_days(self, log: DayLog) -> list[ResidentDay]:
         """Every resident on every day the run covers, with nothing found or not; then
         anyone else an object state was set by ("" for nobody)."""
-        days: dict[tuple[str, date], list[tuple[Kind, str]]] = {}
+        days: dict[tuple[str, date], list[tuple[FindingKind, str]]] = {}
         day, last = log.start.date(), (log.now - timedelta(microseconds=1)).date()
         while day <= last:
             for name in log.agents:
@@ -254,7 +248,7 @@ class _Findings:
             ResidentDay(
                 agent=agent,
                 day=day,
-                counts={k: sum(kind is k for kind, _ in found) for k in Kind},
+                counts={k: sum(kind is k for kind, _ in found) for k in FindingKind},
                 items=len({key for _, key in found}),
             )
             for (agent, day), found in sorted(

@@ -1,8 +1,8 @@
 """A run's records as a reader of whole days sees them: each resident's actions as stretches
 of one activity, their plans, the object states they set, what was said and what they
-remembered. Like runview.py, it is the only place its readers (the day judge, the party
-benchmark) touch the event log, and it needs neither the world's files nor a model: a run
-directory with meta.json and events.jsonl will do.
+remembered. It is the one reader of the event log for the evaluation (the day judge, the
+party benchmark, and runview.py's view for the interviews), and it needs neither the world's
+files nor a model: a run directory with meta.json and events.jsonl will do.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from simulacra.errors import UserError
 from simulacra.llm.phrases import phrases_beside
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
-from simulacra.sim.record import StepRecord
+from simulacra.sim.record import DayPlanRecord, StepRecord
 from simulacra.world.tree import IDLE
 
 _TOWN = phrases_beside(rundir.__file__, "town")  # the town's own words, not the model's
@@ -80,6 +80,7 @@ class Conversation:
     time: datetime
     between: tuple[str, ...]
     lines: tuple[tuple[str, str], ...]  # (speaker, text)
+    places: dict[str, str] = field(default_factory=dict)  # speaker -> address where they stood
 
 
 @dataclass(frozen=True)
@@ -104,6 +105,7 @@ class DayLog:
     states: list[StateChange] = field(default_factory=list)
     conversations: list[Conversation] = field(default_factory=list)
     memories: dict[str, list[Remembered]] = field(default_factory=dict)
+    plans: dict[str, list[DayPlanRecord]] = field(default_factory=dict)  # every one, as made
 
     def blocks(self, name: str) -> list[PlanItem]:
         """Every schedule block of ``name``, in time order (the last plan made for a day)."""
@@ -144,7 +146,8 @@ def read_day_log(directory: Path) -> DayLog:
             log.states.append(StateChange(record.time, address, state, _user(record, address)))
         for chat in record.chats:
             lines = tuple((line.speaker, line.text) for line in chat.lines)
-            log.conversations.append(Conversation(record.time, tuple(chat.between), lines))
+            places = {n: record.agents[n].place if n in record.agents else "" for n in chat.between}
+            log.conversations.append(Conversation(record.time, tuple(chat.between), lines, places))
         for name, memories in record.memories.items():
             log.memories.setdefault(name, []).extend(
                 Remembered(record.time, m.kind, m.text) for m in memories
@@ -157,6 +160,18 @@ def read_day_log(directory: Path) -> DayLog:
         raise UserError("no steps recorded yet", file=path, fix="run the simulation first")
     log.now = meta.step_time(log.step)
     return log
+
+
+def run_progress(directory: Path) -> tuple[int, int, int]:
+    """(steps logged, steps the run is meant to have, game seconds per step), for scripts
+    that resume runs."""
+    meta = rundir.read_meta(directory)
+    path = directory / EVENTS_FILE
+    last = -1
+    if path.is_file():
+        for record in read_events(path):
+            last = record.step
+    return last + 1, meta.total_steps, meta.step_seconds
 
 
 def _all_names(directory: Path, agents: list[str]) -> list[str]:
@@ -193,6 +208,7 @@ def _add_stays(log: DayLog, here: dict[str, Stay], record: StepRecord, end: date
 
 def _add_plans(log: DayLog, record: StepRecord) -> None:
     for name, plan in record.plans.items():
+        log.plans.setdefault(name, []).append(plan)
         if not plan.blocks:
             continue
         day = plan.blocks[0].start.date()

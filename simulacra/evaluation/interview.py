@@ -27,7 +27,7 @@ from simulacra.evaluation.records import (
     model_identity,
     read_records,
 )
-from simulacra.evaluation.runview import RunView, Town
+from simulacra.evaluation.runview import Interviewees, RunView
 from simulacra.llm import LanguageModel
 
 if sys.version_info >= (3, 11):
@@ -42,7 +42,7 @@ def interviewer() -> str:
 
 def interview_agents(
     run: RunView,
-    town: Town,
+    town: Interviewees,
     model: LanguageModel,
     *,
     agents: Sequence[str],

@@ -26,18 +26,20 @@ DAY_SUMMARY = "day.json"  # the day judge's counts and findings
 R = TypeVar("R", bound=BaseModel)
 
 
-class _Record(BaseModel):
+class EvalRecord(BaseModel):
+    """What the evaluation writes: strict and unchangeable once made."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class UsedMemory(_Record):
+class UsedMemory(EvalRecord):
     id: int
     kind: str
     description: str
     score: float
 
 
-class InterviewRecord(_Record):
+class InterviewRecord(EvalRecord):
     step: int  # the run's step when asked
     model: str  # the answering model's identity (file name and fingerprint)
     agent: str
@@ -55,7 +57,7 @@ class InterviewRecord(_Record):
         return (self.agent, self.question_id, self.condition)
 
 
-class Judgment(_Record):
+class Judgment(EvalRecord):
     step: int
     model: str  # the judge's
     agent: str
@@ -69,7 +71,7 @@ class Judgment(_Record):
         return (self.agent, self.question_id)
 
 
-class TownRecord(_Record):
+class TownRecord(EvalRecord):
     step: int
     model: str
     moment: str  # "start": the agents' memories as the run began; "end": at its last step

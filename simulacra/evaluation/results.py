@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from simulacra.evaluation.conditions import PAPER_ORDER, PAPER_TRUESKILL, Condition
-from simulacra.evaluation.day import DayResult, Kind
+from simulacra.evaluation.day import DayResult, FindingKind
 from simulacra.evaluation.judge import trueskill_ratings
 from simulacra.evaluation.records import InterviewRecord, Judgment
 from simulacra.evaluation.town import TownResult
@@ -166,20 +166,20 @@ def day_tables(result: DayResult, examples: int = 3) -> list[Table]:
     )
     counts.add_column("resident")
     counts.add_column("day")
-    for kind in Kind:
+    for kind in FindingKind:
         counts.add_column(kind.column, justify="right")
     counts.add_column("items", justify="right")
     for d in result.days:
-        cells = [str(d.counts.get(k, 0) or "·") for k in Kind]
+        cells = [str(d.counts.get(k, 0) or "·") for k in FindingKind]
         counts.add_row(d.agent or "(nobody at it)", f"{d.day:%a %b %d}", *cells, str(d.items))
     totals = result.totals()
     everything = sum(d.items for d in result.days)
-    counts.add_row("all", "", *[str(totals[k]) for k in Kind], str(everything))
-    counts.caption = "; ".join(f"{k.column}: {k.label}" for k in Kind)
+    counts.add_row("all", "", *[str(totals[k]) for k in FindingKind], str(everything))
+    counts.caption = "; ".join(f"{k.column}: {k.label}" for k in FindingKind)
     shown = Table(title="Examples", title_justify="left")
     for column in ("time", "resident", "kind", "what was written", "why"):
         shown.add_column(column)
-    taken: dict[tuple[str, object, Kind], int] = {}
+    taken: dict[tuple[str, object, FindingKind], int] = {}
     for f in result.findings:
         key = (f.agent, f.day, f.kind)
         taken[key] = taken.get(key, 0) + 1

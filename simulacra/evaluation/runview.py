@@ -1,9 +1,5 @@
-"""Everything the evaluation reads from a run directory, in one place.
-
-The event log and the simulation's own classes are changing (a typed event record is on its
-way), so the evaluation never touches them anywhere else: this module turns a run into the
-small typed records below, and opens the residents' memories as they stand at the last
-checkpoint. Switching to the typed event record means changing this file only.
+"""A run as the interviews see it: the event log as daylog.py reads it, with the world, and
+the residents' minds (their memories as they stand at the last checkpoint).
 """
 
 from __future__ import annotations
@@ -17,29 +13,13 @@ from pathlib import Path
 
 from simulacra.embed import Embedder
 from simulacra.errors import UserError
+from simulacra.evaluation.daylog import Conversation, Stay, read_day_log
 from simulacra.llm import StructuredModel
 from simulacra.memory import MemoryStore, MemoryStream, NewMemory
 from simulacra.persona import Persona
 from simulacra.settings import LLMSettings, Settings
 from simulacra.world import ResidentPersona, World, load_world
 from simulacra.world.tree import split_address
-
-
-@dataclass(frozen=True)
-class Chat:
-    time: datetime
-    between: tuple[str, ...]
-    lines: tuple[tuple[str, str], ...]
-    places: dict[str, str]  # speaker -> address where they stood
-
-
-@dataclass(frozen=True)
-class Stay:
-    """A stretch of time one resident spent at one place (an address)."""
-
-    start: datetime
-    end: datetime
-    place: str
 
 
 @dataclass
@@ -53,7 +33,7 @@ class RunView:
     now: datetime  # the time after the last logged step
     step: int  # steps logged so far
     step_seconds: int
-    chats: list[Chat] = field(default_factory=list)
+    chats: list[Conversation] = field(default_factory=list)
     stays: dict[str, list[Stay]] = field(default_factory=dict)
     day_plans: dict[str, list[list[str]]] = field(default_factory=dict)
 
@@ -75,7 +55,7 @@ class RunView:
                         counts[other] = counts.get(other, 0) + 1
         return sorted(counts, key=lambda n: (-counts[n], n))
 
-    def last_chat(self, a: str, b: str) -> Chat | None:
+    def last_chat(self, a: str, b: str) -> Conversation | None:
         found = [c for c in self.chats if a in c.between and b in c.between]
         return found[-1] if found else None
 
@@ -97,80 +77,35 @@ def inside(address: str, place: str) -> bool:
 
 def read_run(directory: Path) -> RunView:
     from simulacra.sim import rundir
-    from simulacra.sim.eventlog import EVENTS_FILE, read_events
 
     meta = rundir.read_meta(directory)
     world = load_world(rundir.world_path(directory, meta))
-    view = RunView(
+    log = read_day_log(directory)
+    return RunView(
         directory=directory,
         world=world,
-        agents=list(meta.agents),
-        start=meta.start,
-        now=meta.start,
-        step=0,
+        agents=log.agents,
+        start=log.start,
+        now=log.now,
+        step=log.step,
         step_seconds=meta.step_seconds,
+        chats=log.conversations,
+        stays=log.stays,
+        day_plans={
+            name: [
+                [p.day] + [f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}" for b in p.blocks]
+                for p in plans
+            ]
+            for name, plans in log.plans.items()
+        },
     )
-    path = directory / EVENTS_FILE
-    if not path.is_file():
-        raise UserError("no events.jsonl yet", file=path, fix="run the simulation first")
-    open_stays: dict[str, Stay] = {}
-    for record in read_events(path):
-        t = record.time
-        step_end = meta.step_time(record.step + 1)
-        view.step = record.step + 1
-        places = {}
-        for name, a in record.agents.items():
-            place = a.place
-            places[name] = place
-            stay = open_stays.get(name)
-            if stay is not None and stay.place == place:
-                open_stays[name] = Stay(stay.start, step_end, place)
-                continue
-            if stay is not None:
-                view.stays.setdefault(name, []).append(stay)
-            open_stays[name] = Stay(t, step_end, place)
-        for chat in record.chats:
-            between = tuple(chat.between)
-            view.chats.append(
-                Chat(
-                    t,
-                    between,
-                    tuple((line.speaker, line.text) for line in chat.lines),
-                    {n: places.get(n, "") for n in between},
-                )
-            )
-        for name, plan in record.plans.items():
-            view.day_plans.setdefault(name, []).append(
-                [plan.day] + [f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}" for b in plan.blocks]
-            )
-    for name, stay in open_stays.items():
-        view.stays.setdefault(name, []).append(stay)
-    if view.step == 0:
-        raise UserError("no steps recorded yet", file=path, fix="run the simulation first")
-    view.now = meta.step_time(view.step)
-    return view
-
-
-def run_progress(directory: Path) -> tuple[int, int, int]:
-    """(steps logged, steps the run is meant to have, game seconds per step), for scripts
-    that resume runs."""
-    from simulacra.sim import rundir
-    from simulacra.sim.eventlog import EVENTS_FILE, read_events
-
-    meta = rundir.read_meta(directory)
-    path = directory / EVENTS_FILE
-    last = -1
-    if path.is_file():
-        for record in read_events(path):
-            last = record.step
-    return last + 1, meta.total_steps, meta.step_seconds
 
 
 # ----------------------------------------------------------------------------- minds
 
 
 @dataclass
-class Mind:
+class Interviewee:
     """One resident as the evaluation sees it: persona, memory stream, and the identity its
     prompts start with (its summary description brought up to date)."""
 
@@ -185,11 +120,11 @@ class Mind:
 
 
 @dataclass
-class Town:
+class Interviewees:
     """The residents' minds at the run's last checkpoint."""
 
     now: datetime
-    minds: dict[str, Mind]
+    minds: dict[str, Interviewee]
     settings: Settings
     _close: object
 
@@ -203,7 +138,7 @@ def open_town(
     model: StructuredModel,
     embedder: Embedder,
     overrides: LLMSettings | None = None,
-) -> Town:
+) -> Interviewees:
     """Open the run at its last checkpoint with ``model`` (the evaluation's own, whose calls
     are logged apart from the run's). Nothing is written back: interviews leave no trace."""
     from simulacra.sim.simulation import Simulation
@@ -213,17 +148,17 @@ def open_town(
     for name, resident in sim.residents.items():
         agent = resident.agent
         agent.refresh_summary(sim.now)
-        minds[name] = Mind(agent.persona, agent.stream, agent.identity, agent.currently)
+        minds[name] = Interviewee(agent.persona, agent.stream, agent.identity, agent.currently)
 
     def close() -> None:
         sim.store.close()
 
-    return Town(sim.now, minds, sim.settings, close)
+    return Interviewees(sim.now, minds, sim.settings, close)
 
 
 @contextmanager
 def streams_at_start(
-    town: Town, start: datetime, embedder: Embedder
+    town: Interviewees, start: datetime, embedder: Embedder
 ) -> Iterator[dict[str, MemoryStream]]:
     """Each resident's memory as it was when the run began (the memories created at its
     start time), in a scratch store: for interviews "at the start" of the run."""

@@ -30,7 +30,7 @@ from simulacra.evaluation.records import (
     model_identity,
     read_records,
 )
-from simulacra.evaluation.runview import RunView, Town, streams_at_start
+from simulacra.evaluation.runview import Interviewees, RunView, streams_at_start
 from simulacra.llm import LanguageModel
 from simulacra.llm.schema import Answer, text
 from simulacra.llm.templates import template_beside
@@ -106,7 +106,7 @@ def density(edges: set[frozenset[str]], n: int) -> float:
 
 def evaluate_town(
     run: RunView,
-    town: Town,
+    town: Interviewees,
     model: LanguageModel,
     *,
     agents: Sequence[str],
@@ -275,7 +275,7 @@ def evaluate_town(
     )
 
 
-def coordinate(run: RunView, fact: Fact, agents: Sequence[str], town: Town) -> Coordination:
+def coordinate(run: RunView, fact: Fact, agents: Sequence[str], town: Interviewees) -> Coordination:
     """Who held the fact in memory before it began, and who was at its place during it."""
     others = [a for a in agents if a != fact.source]
     knew = [

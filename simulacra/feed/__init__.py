@@ -5,13 +5,13 @@ nothing here knows of towns.
 """
 
 from simulacra.feed.agent import FeedAgent
-from simulacra.feed.board import Board, Decision, Message
+from simulacra.feed.board import Board, FeedDecision, Message
 from simulacra.feed.run import FeedRun, is_feed_run
 from simulacra.feed.world import FeedWorld, load_world
 
 __all__ = [
     "Board",
-    "Decision",
+    "FeedDecision",
     "FeedAgent",
     "FeedRun",
     "FeedWorld",

@@ -63,7 +63,7 @@ class Message:
 
 
 @dataclass(frozen=True)
-class Decision:
+class FeedDecision:
     """What an agent made of one message: the thought, the choice, and what it used."""
 
     agent: str
@@ -163,7 +163,7 @@ class Board:
 
     # -- decisions -------------------------------------------------------------------------
 
-    def decision(self, agent: str, message_id: int) -> Decision | None:
+    def decision(self, agent: str, message_id: int) -> FeedDecision | None:
         row = self._db.execute(
             "SELECT agent, message, at, reaction, thought, target, reply, recent, memories, facts"
             " FROM decisions WHERE agent = ? AND message = ?",
@@ -171,14 +171,14 @@ class Board:
         ).fetchone()
         return _decision(row) if row else None
 
-    def decisions(self) -> list[Decision]:
+    def decisions(self) -> list[FeedDecision]:
         rows = self._db.execute(
             "SELECT agent, message, at, reaction, thought, target, reply, recent, memories, facts"
             " FROM decisions ORDER BY at, message, agent"
         )
         return [_decision(r) for r in rows]
 
-    def record(self, decision: Decision, reply_text: str | None) -> Decision:
+    def record(self, decision: FeedDecision, reply_text: str | None) -> FeedDecision:
         """The decision and the reply it makes, in one transaction: a reply is on the board
         exactly when its decision is."""
         with self._db:
@@ -225,9 +225,9 @@ def _message(row: tuple) -> Message:
     return Message(mid, parent, author, bool(by_agent), text, datetime.fromisoformat(posted))
 
 
-def _decision(row: tuple) -> Decision:
+def _decision(row: tuple) -> FeedDecision:
     agent, message, at, reaction, thought, target, reply, recent, memories, facts = row
-    return Decision(
+    return FeedDecision(
         agent,
         message,
         datetime.fromisoformat(at),

@@ -27,7 +27,7 @@ from simulacra.embed import Embedder, open_embedder
 from simulacra.errors import UserError
 from simulacra.feed import steps
 from simulacra.feed.agent import FeedAgent
-from simulacra.feed.board import BOARD_FILE, Board, Decision, Message
+from simulacra.feed.board import BOARD_FILE, Board, FeedDecision, Message
 from simulacra.feed.world import (
     CHARACTERS_DIR,
     FEED_FILE,
@@ -47,7 +47,7 @@ AGENTS_DIR = "agents"
 # The design's action step: the memories most similar to the thread, by cosine alone.
 BY_RELEVANCE = RetrievalSettings(recency_weight=0.0, importance_weight=0.0, relevance_weight=1.0)
 
-OnDecision = Callable[[FeedAgent, Message, Decision], None]
+OnDecision = Callable[[FeedAgent, Message, FeedDecision], None]
 
 
 def slug(name: str) -> str:
@@ -252,20 +252,21 @@ class FeedRun:
 
     def _decide(
         self, agent: FeedAgent, character: Character, message: Message, at: datetime, recent: str
-    ) -> Decision:
+    ) -> FeedDecision:
         chain = self.board.chain(message.id)
         said = [_said(m) for m in chain]
         if len(chain) > self.rules.max_chain:
             # A conversation this long has ended; the design says not to ask a model to judge
             # what a rule can.
             return self.board.record(
-                Decision(agent.name, message.id, at, "ignore", "the thread is long enough"), None
+                FeedDecision(agent.name, message.id, at, "ignore", "the thread is long enough"),
+                None,
             )
         if not self._near_interests(character, said):
             # Measured: small models asked "is it one of the interests?" say yes to a ramen
             # question and a lost charger. Meaning decides that, and costs no model call.
             return self.board.record(
-                Decision(agent.name, message.id, at, "ignore", "not about my interests"), None
+                FeedDecision(agent.name, message.id, at, "ignore", "not about my interests"), None
             )
         # Replies go to a message of the chain, never to the agent's own.
         options = [m.id for m in chain if m.author != agent.name]
@@ -279,7 +280,7 @@ class FeedRun:
         choice = answer.decision.value
         if choice == steps.Choice.IGNORE.value:
             return self.board.record(
-                Decision(agent.name, message.id, at, choice, answer.thought, recent=recent),
+                FeedDecision(agent.name, message.id, at, choice, answer.thought, recent=recent),
                 None,
             )
         target = int(answer.target)
@@ -294,7 +295,7 @@ class FeedRun:
             thought=answer.thought,
             memories=memories,
         )
-        decision = Decision(
+        decision = FeedDecision(
             agent.name,
             message.id,
             at,

@@ -10,7 +10,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from simulacra import gametime
-from simulacra.feed.board import Decision, Message
+from simulacra.feed.board import FeedDecision, Message
 from simulacra.feed.run import open_board
 
 
@@ -26,7 +26,7 @@ def render_threads(directory: Path, *, thoughts: bool = False) -> Iterator[str]:
     children: dict[int | None, list[Message]] = defaultdict(list)
     for message in messages:
         children[message.parent].append(message)
-    about: dict[int, list[Decision]] = defaultdict(list)
+    about: dict[int, list[FeedDecision]] = defaultdict(list)
     for decision in decisions:
         about[decision.message].append(decision)
 

@@ -40,7 +40,7 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class Rules(_Strict):
+class FeedRules(_Strict):
     """The schedule and the limits of each agent's work, in game time."""
 
     wake_every_minutes: int = Field(30, ge=1, description="game minutes between wake-ups")
@@ -66,7 +66,7 @@ class FeedInfo(_Strict):
     name: str = Field(min_length=1, max_length=80)
     description: str = Field("", max_length=600)
     start: datetime
-    rules: Rules = Field(default_factory=Rules)
+    rules: FeedRules = Field(default_factory=FeedRules)
 
 
 class Character(_Strict):

@@ -43,7 +43,7 @@ Failure = str | None  # why a check failed, or None when it passed
 
 
 @dataclass(frozen=True)
-class Check:
+class CaseCheck:
     field: str
     kind: str
     arg: Any
@@ -57,7 +57,7 @@ class Case:
     template: PromptTemplate
     name: str
     variables: dict[str, Any]
-    checks: tuple[Check, ...]
+    checks: tuple[CaseCheck, ...]
 
 
 @dataclass
@@ -125,7 +125,7 @@ def cases_of(template: PromptTemplate) -> list[Case]:
     return cases
 
 
-def _parse_check(raw: dict[str, Any], template: PromptTemplate, where: str) -> Check:
+def _parse_check(raw: dict[str, Any], template: PromptTemplate, where: str) -> CaseCheck:
     kinds = [k for k in raw if k != "field"]
     if "field" not in raw or len(kinds) != 1 or kinds[0] not in CHECKS:
         raise UserError(
@@ -133,7 +133,7 @@ def _parse_check(raw: dict[str, Any], template: PromptTemplate, where: str) -> C
             file=template.path,
             field=where,
         )
-    return Check(raw["field"], kinds[0], raw[kinds[0]])
+    return CaseCheck(raw["field"], kinds[0], raw[kinds[0]])
 
 
 def evaluate(

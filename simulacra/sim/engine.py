@@ -42,6 +42,11 @@ class Engine:
         self.wall_seconds = 0.0  # real time spent stepping, over every session of a run
         self._running_since: float | None = None
 
+    def resume_at(self, step_no: int, wall_seconds: float) -> None:
+        """Carry on from a checkpoint: its step and the real time spent stepping so far."""
+        self.step_no = step_no
+        self.wall_seconds = wall_seconds
+
     @property
     def now(self) -> datetime:
         return self.start + timedelta(seconds=self.step_no * self.step_seconds)

@@ -94,10 +94,7 @@ class Interactions:
             )
         if name in self.sim.residents:
             raise UserError(f"{name} lives in the town: choose another name", field="name")
-        self.town.avatar = avatar or Avatar(name)
-        tile = self.sim.state.place(name, self.sim.world.spawn_of(ENTRANCE))
-        self.town.avatar.path = []
-        self.town.show_avatar()
+        tile = self.town.let_in(name, self.sim.world.spawn_of(ENTRANCE))
         self._note(kind="enter", by=name, tile=tile)
         self.sim.checkpoint()
         return tile
@@ -188,17 +185,15 @@ class Interactions:
         return self.town.avatar
 
     def _check_can_talk(self, avatar: Avatar, r: Resident) -> None:
-        state, world = self.sim.state, self.sim.world
-        mine, theirs = state.tile_of(avatar.name), state.tile_of(r.name)
-        radius = self.sim.settings.perception.vision_radius
-        near = max(abs(mine[0] - theirs[0]), abs(mine[1] - theirs[1])) <= radius
-        if not near or world.region_at(mine) != world.region_at(theirs):
+        why = self.town.why_not_talk(avatar.name, r, self.sim.now)
+        if why == "far":
             raise UserError(f"{r.name} is too far away to hear you", fix="walk over first")
-        if r.asleep:
+        if why == "asleep":
             raise UserError(f"{r.name} is asleep")
-        partner = r.action.partner if r.action else None
-        if partner not in (None, avatar.name):
-            raise UserError(f"{r.name} is talking with {partner}", fix="wait a little")
+        if why == "busy":
+            raise UserError(f"{r.name} is talking with {r.action.partner}", fix="wait a little")
+        if why == "cooling":  # the avatar sets no cool-down: never, as things are
+            raise UserError(f"{r.name} talked with you a moment ago", fix="wait a little")
 
     def _end_conversation(self, *, remembered: bool = False) -> None:
         """The conversation is over: the resident keeps it (the transcript, a planning note
@@ -210,17 +205,16 @@ class Interactions:
         now = self.sim.now
         if not remembered:
             remember_conversation(r.agent, avatar.name, avatar.lines, now)
-        self.town.avatar_chats.append(
+        self.town.note_avatar_chat(
             rec.Chat(
                 between=[avatar.name, r.name],
                 lines=[rec.ChatLine(speaker=x.speaker, text=x.text) for x in avatar.lines],
             )
         )
         self._note(kind="leave", by=avatar.name, to=r.name)
-        if r.action is not None and r.action.partner == avatar.name:
-            r.action.end = now  # back to the day's plan at the next step
+        self.town.end_talk_with_avatar(r, now)
         avatar.partner, avatar.lines = None, []
         self.town.show_avatar()
 
     def _note(self, **fields) -> None:
-        self.town.actions.append(rec.UserAction(**fields))
+        self.town.note(rec.UserAction(**fields))

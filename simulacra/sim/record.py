@@ -37,7 +37,7 @@ class PlanBlock(_Record):
     activity: str
 
 
-class DayPlan(_Record):
+class DayPlanRecord(_Record):
     """A day plan as it was made: the day's blocks, sleep included."""
 
     day: str  # "Monday February 13, 2023"
@@ -87,7 +87,7 @@ class StepRecord(_Record):
     agents: dict[str, AgentStep]
     objects: dict[str, str] = Field(default_factory=dict)  # address -> state; "idle": default
     chats: list[Chat] = Field(default_factory=list)
-    plans: dict[str, DayPlan] = Field(default_factory=dict)  # day plans made in this step
+    plans: dict[str, DayPlanRecord] = Field(default_factory=dict)  # day plans made in this step
     memories: dict[str, list[Memory]] = Field(default_factory=dict)  # new in this step
     actions: list[UserAction] = Field(default_factory=list)  # the user's, before this step
     avatar: AvatarStep | None = None

@@ -116,7 +116,7 @@ class Simulation:
         sim = cls._open(directory, meta, load_world(copy), settings, model, embedder)
         # Seed memories go in the first step's record; the cursor is saved with the
         # checkpoint, so a run killed during step 0 still logs them when resumed.
-        sim.town.unlogged = dict.fromkeys(sim.residents, 1)
+        sim.town.log_memories_from_start()
         for resident in sim.residents.values():
             sim.state.place(resident.name)
 
@@ -226,8 +226,7 @@ class Simulation:
         } | self.town.get_state()
 
     def set_state(self, state: dict) -> None:
-        self.engine.step_no = state["step"]
-        self.engine.wall_seconds = state["wall_seconds"]
+        self.engine.resume_at(state["step"], state["wall_seconds"])
         self.town.set_state(state)
 
     def checkpoint(self) -> None:

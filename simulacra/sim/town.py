@@ -16,11 +16,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Literal
 
 from simulacra import gametime
 from simulacra.cognition import plan as planning
 from simulacra.cognition.act import place_action
-from simulacra.cognition.decide import Choice, Decision, decide
+from simulacra.cognition.decide import Decision, OptionKind, decide
 from simulacra.cognition.dialogue import Line, converse, remember_conversation
 from simulacra.cognition.emoji import emoji, word_of
 from simulacra.embed import Embedder
@@ -34,9 +35,11 @@ from simulacra.sim.lockstep import Lockstep
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
 from simulacra.sim.resident import Action, Resident
 from simulacra.world import Event, World, WorldState
+from simulacra.world.grid import Tile
 from simulacra.world.tree import IDLE, GameObject, split_address
 
 PHRASES = phrases_beside(__file__, "town")
+NoTalk = Literal["far", "asleep", "busy", "cooling"]  # why one may not speak to another now
 
 
 class Town:
@@ -99,6 +102,19 @@ class Town:
         self.actions = [rec.UserAction.model_validate(a) for a in state.get("actions", [])]
         self.avatar_chats = [rec.Chat.model_validate(c) for c in state.get("avatar_chats", [])]
         self.logged_objects = dict(state.get("logged_objects", self.state.changed_objects()))
+
+    def log_memories_from_start(self) -> None:
+        """The next step's record logs every memory from each resident's first (a new run's
+        seed memories)."""
+        self.unlogged = dict.fromkeys(self.residents, 1)
+
+    # -- what the user did, logged with the next step ----------------------------------------
+
+    def note(self, action: rec.UserAction) -> None:
+        self.actions.append(action)
+
+    def note_avatar_chat(self, chat: rec.Chat) -> None:
+        self.avatar_chats.append(chat)
 
     # -- one step --------------------------------------------------------------------------
 
@@ -215,9 +231,9 @@ class Town:
             people=people,
             k=self.settings.plan.react_memories,
         )
-        if decision.choice is Choice.TALK:
+        if decision.choice is OptionKind.TALK:
             talks[r.name] = decision
-        elif decision.choice is Choice.REACT:
+        elif decision.choice is OptionKind.REACT:
             planning.replan_from(r.plan, now, decision.activity, decision.minutes)
             replanned.add(r.name)
 
@@ -238,14 +254,27 @@ class Town:
         return (people or things or [None])[0]
 
     def _can_talk(self, a: Resident, b: Resident, now: datetime) -> bool:
-        if b.asleep or b.talking or a.talking:
-            return False
-        if self.world.region_at(self.state.tile_of(a.name)) != self.world.region_at(
-            self.state.tile_of(b.name)
-        ):
-            return False
-        until = self.cooldowns.get(pair(a.name, b.name))
-        return until is None or now >= datetime.fromisoformat(until)
+        # A resident starts a conversation only while it is in none.
+        return not a.talking and self.why_not_talk(a.name, b, now) is None
+
+    def why_not_talk(self, speaker: str, listener: Resident, now: datetime) -> NoTalk | None:
+        """The one rule for who may talk, residents with each other and the user's avatar
+        with a resident: ``speaker`` may speak to ``listener`` when the two are in one room
+        (arena) within sight of each other, the listener is awake and in no conversation with
+        a third, and the two did not talk within the cool-down. None when they may."""
+        mine, theirs = self.state.tile_of(speaker), self.state.tile_of(listener.name)
+        radius = self.settings.perception.vision_radius
+        near = max(abs(mine[0] - theirs[0]), abs(mine[1] - theirs[1])) <= radius
+        if not near or self.world.region_at(mine) != self.world.region_at(theirs):
+            return "far"
+        if listener.asleep:
+            return "asleep"
+        if listener.action is not None and listener.action.partner not in (None, speaker):
+            return "busy"
+        until = self.cooldowns.get(pair(speaker, listener.name))
+        if until is not None and now < datetime.fromisoformat(until):
+            return "cooling"
+        return None
 
     # -- phase 2: conversations -------------------------------------------------------------
 
@@ -426,12 +455,26 @@ class Town:
         if a is not None:
             self.state.set_action(a.name, "is", "", a.describe(self.world, self.state))
 
+    def let_in(self, name: str, entrance: Tile) -> Tile:
+        """The user's avatar walks in at ``entrance`` (again, if it is in the town already:
+        it stops where it was going)."""
+        self.avatar = self.avatar or Avatar(name)
+        self.avatar.path = []
+        tile = self.state.place(name, entrance)
+        self.show_avatar()
+        return tile
+
     def talk_with_avatar(self, r: Resident, now: datetime) -> None:
         """The resident stops to talk with the avatar; each line keeps it talking a while."""
         if r.action is None or r.action.partner != self.avatar.name:
             self._start_talking(r, self.avatar.name, now)
         seconds = self.settings.conversation.seconds_per_line * 2
         r.action.end = now + timedelta(seconds=max(self.step_seconds, seconds))
+
+    def end_talk_with_avatar(self, r: Resident, now: datetime) -> None:
+        """The resident goes back to the day's plan at the next step."""
+        if r.action is not None and r.action.partner == self.avatar.name:
+            r.action.end = now
 
     # -- the world's side of an action ------------------------------------------------------
 
@@ -474,8 +517,8 @@ def pair(a: str, b: str) -> str:
     return "|".join(sorted((a, b)))
 
 
-def _plan_record(plan: planning.DayPlan) -> rec.DayPlan:
-    return rec.DayPlan(
+def _plan_record(plan: planning.DayPlan) -> rec.DayPlanRecord:
+    return rec.DayPlanRecord(
         day=gametime.day(plan.day),
         blocks=[rec.PlanBlock(start=b.start, end=b.end, activity=b.activity) for b in plan.blocks],
     )

@@ -68,7 +68,7 @@ class Move(_Body):
     y: int = Field(ge=0, le=10_000)
 
 
-class Step(_Body):
+class TileStep(_Body):
     dx: int = Field(ge=-1, le=1)
     dy: int = Field(ge=-1, le=1)
 
@@ -104,7 +104,7 @@ def _move(i: Interactions, b: Move) -> dict:
     return {"steps": i.walk_to((b.x, b.y))}
 
 
-def _step(i: Interactions, b: Step) -> dict:
+def _step(i: Interactions, b: TileStep) -> dict:
     return {"tile": i.step(b.dx, b.dy)}
 
 
@@ -124,7 +124,7 @@ ACTIONS: dict[str, tuple[type[_Body], Callable[[Interactions, Any], dict]]] = {
     "set": (SetObject, _set),
     "enter": (Enter, _enter),
     "move": (Move, _move),
-    "step": (Step, _step),
+    "step": (TileStep, _step),
     "say": (Say, _say),
     "leave": (Leave, _leave),
 }
