@@ -5,7 +5,16 @@ import { describeTime } from "./gametime.js";
 import { layout, mapPoint, onMap, tileAt, zoomBy } from "./map.js";
 import { select } from "./panels.js";
 import { active, pickResident, playKey, walkTo, walking } from "./play.js";
-import { agentsAt, chatSteps, events, fetchMore, objectStatesAt, stepTime, total, world } from "./run.js";
+import {
+  agentsAt,
+  chatSteps,
+  events,
+  fetchMore,
+  objectStatesAt,
+  stepTime,
+  total,
+  world,
+} from "./run.js";
 import { agentUnder, drawn } from "./scene.js";
 import { updateStatus } from "./status.js";
 import { $ } from "./util.js";

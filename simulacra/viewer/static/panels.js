@@ -179,7 +179,9 @@ function renderActions() {
   const { shown, logged } = actionsUpTo(step);
   ul.replaceChildren();
   $("action-count").textContent = logged ? `${logged} logged` : "";
-  if (!shown.length) ul.append(el("li", "empty", "nothing yet: what you do is logged at the next step"));
+  if (!shown.length) {
+    ul.append(el("li", "empty", "nothing yet: what you do is logged at the next step"));
+  }
   for (const [n, action] of shown) {
     const li = el("li", `action action-${action.kind}`);
     li.append(el("span", "when", hhmmss(stepTime(n))), ACTION_WORDS[action.kind](action));

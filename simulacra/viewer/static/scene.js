@@ -3,7 +3,14 @@
 // the user's avatar. The one owner of where each figure was last drawn, for clicks and tests.
 
 import { bubbleText } from "./emoji.js";
-import { drawAvatar, drawBubble, drawDiamond, drawLabel, drawTarget, drawTrail } from "./figures.js";
+import {
+  drawAvatar,
+  drawBubble,
+  drawDiamond,
+  drawLabel,
+  drawTarget,
+  drawTrail,
+} from "./figures.js";
 import { base, drawObjectStates, tile } from "./map.js";
 import { town } from "./play.js";
 import { agentColor, agentsAt, events, meta, objectStatesAt } from "./run.js";
