@@ -16,7 +16,7 @@ import pytest
 
 from simulacra.errors import UserError
 from simulacra.viewer.chromium import CHROMIUM, CHROMIUM_ARGS
-from simulacra.viewer.server import ViewerServer
+from simulacra.viewer.server import STATIC_DIR, ViewerServer
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN = Path(__file__).parent / "fixtures" / "run-smallville-3"
@@ -391,3 +391,68 @@ def test_follows_a_run_being_written(open_page, tmp_path):
         page.wait_for_function("() => window.viewer.loaded === 180", timeout=5000)
         page.wait_for_function("() => window.viewer.drawnStep === 179", timeout=5000)
         page.close()
+
+
+# A board as GET /api/feed answers (simulacra/viewer/feed.py): the town run above has none.
+BOARD = {
+    "name": "a feed",
+    "description": "",
+    "clock": "2024-05-01T10:00:00",
+    "agents": ["Hikari"],
+    "messages": [
+        {
+            "id": 1,
+            "parent": None,
+            "author": "fan",
+            "by_agent": False,
+            "text": "hello",
+            "posted": "2024-05-01T09:58:00",
+        },
+    ],
+    "decisions": [],
+}
+
+
+@pytest.mark.browser
+def test_every_module_of_both_pages_loads(browser, server):
+    """Both pages are ES modules without a build step: every import must come back as
+    JavaScript and run without an error, the pages share the helper module, and no shipped
+    script is left that neither page loads."""
+    from playwright.sync_api import TimeoutError as PageTimeout
+
+    scripts: dict[str, set[str]] = {}
+    for path, shown in (
+        ("", "() => window.viewer && window.viewer.ready"),
+        ("feed", "() => document.querySelector('#threads .thread')"),
+    ):
+        context = browser.new_context()
+        page = context.new_page()
+        problems: list[str] = []
+        loaded: set[str] = set()
+
+        def seen(response, problems=problems, loaded=loaded):
+            name = response.url.rsplit("/", 1)[-1]
+            if not name.endswith(".js"):
+                return
+            loaded.add(name)
+            kind = response.headers.get("content-type", "")
+            if response.status != 200 or not kind.startswith("text/javascript"):
+                problems.append(f"{name}: {response.status} {kind}")
+
+        page.on("response", seen)
+        page.on("requestfailed", lambda r, p=problems: p.append(f"{r.url}: {r.failure}"))
+        page.on("pageerror", lambda e, p=problems: p.append(str(e)))
+        page.on("console", lambda m, p=problems: m.type == "error" and p.append(m.text))
+        page.route("**/api/feed", lambda route: route.fulfill(json=BOARD))
+        page.goto(server.url + path)
+        try:
+            page.wait_for_function(shown, timeout=10_000)
+        except PageTimeout:
+            problems.append("the page never showed the run")  # a module failed to load
+        context.close()
+        assert not problems, (path or "/", problems)
+        scripts[path or "/"] = loaded
+    assert scripts["feed"] == {"feed.js", "util.js"}
+    assert "util.js" in scripts["/"] and "app.js" in scripts["/"]
+    shipped = {p.name for p in STATIC_DIR.glob("*.js")}
+    assert scripts["/"] | scripts["feed"] == shipped

@@ -2,7 +2,8 @@
 and a JSON API over one run directory.
 
 GET /                      the page
-GET /static/NAME           app.js, style.css (only the files shipped in static/)
+GET /static/NAME           the page's ES modules (app.js and what it imports, feed.js),
+                           style.css: only the files shipped in static/
 GET /api/meta              meta.json, plus "total_steps", "available" (whole event lines so
                            far), "follow" (whether the page should follow a live run),
                            "emoji_words" (emoji -> the word it was chosen by) and

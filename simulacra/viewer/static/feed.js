@@ -2,19 +2,11 @@
 // them; clicking a message shows what each agent decided about it, and for an agent's reply
 // the thought, the memories it drew on and the facts it remembered. Text only, never HTML.
 
-const $ = (id) => document.getElementById(id);
+import { $, el, groupInto, hhmm } from "./util.js";
+
 let board = null;
 let selected = null;
 let lastBody = "";
-
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined) node.textContent = text;
-  return node;
-}
-
-const time = (iso) => iso.slice(11, 16);
 
 function render() {
   $("feed-name").textContent = board.name;
@@ -23,20 +15,15 @@ function render() {
   $("clock").textContent = board.clock.replace("T", " ").slice(0, 16);
   const children = new Map();
   for (const m of board.messages) {
-    const key = m.parent ?? 0;
-    if (!children.has(key)) children.set(key, []);
-    children.get(key).push(m);
+    groupInto(children, m.parent ?? 0, m);
   }
   const about = new Map();
-  for (const d of board.decisions) {
-    if (!about.has(d.message)) about.set(d.message, []);
-    about.get(d.message).push(d);
-  }
+  for (const d of board.decisions) groupInto(about, d.message, d);
   const walk = (m) => {
     const box = el("div");
     const row = el("div", "msg" + (m.by_agent ? " agent" : "") + (m.id === selected ? " selected" : ""));
     row.append(el("span", "id", `#${m.id}`), el("span", "who", m.author),
-      el("span", "when", time(m.posted)), el("span", "text", m.text));
+      el("span", "when", hhmm(m.posted)), el("span", "text", m.text));
     const marks = (about.get(m.id) || []).map((d) => `${d.agent}: ${d.reaction}`);
     if (marks.length) row.append(el("span", "marks", `(${marks.join(", ")})`));
     row.addEventListener("click", () => { selected = m.id; render(); });
@@ -76,7 +63,7 @@ function renderDetail() {
 function decisionView(d, title) {
   const parts = [el("h3", null, title)];
   const p = el("p");
-  p.append(el("span", `choice-${d.reaction}`, d.reaction), ` at ${time(d.at)}`);
+  p.append(el("span", `choice-${d.reaction}`, d.reaction), ` at ${hhmm(d.at)}`);
   if (d.target !== null) p.append(` · target #${d.target}`);
   if (d.reply !== null) p.append(` · reply #${d.reply}`);
   parts.push(p, el("h3", null, "Thought process"), el("p", null, d.thought));
