@@ -9,10 +9,11 @@ hour, never the whole day).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date, datetime, time, timedelta
 
 from pydantic import Field, create_model
+from pydantic.dataclasses import dataclass
 
 from simulacra import gametime
 from simulacra.cognition.resample import ask_until
@@ -114,13 +115,26 @@ def steps_for(activity: str = "it", **_: object) -> type[Answer]:
 
 
 @dataclass
+class PlanStep:
+    """A few minutes of a block: what the agent does from ``start``."""
+
+    activity: str
+    start: datetime
+    minutes: int
+
+    @property
+    def end(self) -> datetime:
+        return self.start + timedelta(minutes=self.minutes)
+
+
+@dataclass
 class Block:
     """A stretch of the schedule; ``steps`` is its decomposed part, filled just in time."""
 
     activity: str
     start: datetime
     minutes: int
-    steps: list[tuple[str, datetime, int]] = field(default_factory=list)
+    steps: list[PlanStep] = field(default_factory=list)
 
     @property
     def end(self) -> datetime:
@@ -128,14 +142,13 @@ class Block:
 
     @property
     def decomposed_until(self) -> datetime:
-        if not self.steps:
-            return self.start
-        _, start, minutes = self.steps[-1]
-        return start + timedelta(minutes=minutes)
+        return self.steps[-1].end if self.steps else self.start
 
 
 @dataclass
 class DayPlan:
+    """A resident's day (a pydantic dataclass: saved as it is, see sim/resident.py)."""
+
     day: date
     wake: datetime
     bedtime: datetime
@@ -147,41 +160,6 @@ class DayPlan:
             if block.start <= t < block.end:
                 return block
         return None
-
-    def to_state(self) -> dict:
-        return {
-            "day": self.day.isoformat(),
-            "wake": self.wake.isoformat(),
-            "bedtime": self.bedtime.isoformat(),
-            "outline": self.outline,
-            "blocks": [
-                {
-                    "activity": b.activity,
-                    "start": b.start.isoformat(),
-                    "minutes": b.minutes,
-                    "steps": [[a, s.isoformat(), m] for a, s, m in b.steps],
-                }
-                for b in self.blocks
-            ],
-        }
-
-    @classmethod
-    def from_state(cls, state: dict) -> DayPlan:
-        return cls(
-            day=date.fromisoformat(state["day"]),
-            wake=datetime.fromisoformat(state["wake"]),
-            bedtime=datetime.fromisoformat(state["bedtime"]),
-            outline=list(state["outline"]),
-            blocks=[
-                Block(
-                    b["activity"],
-                    datetime.fromisoformat(b["start"]),
-                    b["minutes"],
-                    [(a, datetime.fromisoformat(s), m) for a, s, m in b["steps"]],
-                )
-                for b in state["blocks"]
-            ],
-        )
 
 
 def revise_for_new_day(agent: Mind, today: date) -> str:
@@ -405,7 +383,7 @@ def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
     if total <= 0:
         return
     if total < 10:
-        block.steps.append((block.activity, start, total))
+        block.steps.append(PlanStep(block.activity, start, total))
         return
     answer = agent.ask(
         DECOMPOSE,
@@ -418,7 +396,7 @@ def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
     )
     t = start
     for activity, minutes in fit([(s.activity, s.minutes) for s in answer.steps], total):
-        block.steps.append((activity, t, minutes))
+        block.steps.append(PlanStep(activity, t, minutes))
         t += timedelta(minutes=minutes)
 
 
@@ -449,10 +427,9 @@ def current_step(
     if block is None:
         return SLEEPING, now, now + timedelta(hours=1)
     for _ in range(2):
-        for activity, start, minutes in block.steps:
-            end = start + timedelta(minutes=minutes)
-            if start <= now < end:
-                return activity, start, end
+        for step in block.steps:
+            if step.start <= now < step.end:
+                return step.activity, step.start, step.end
         if not needs_steps(block) or block.decomposed_until > now:
             break
         decompose(agent, block, now, horizon)
@@ -465,9 +442,9 @@ def replan_from(plan: DayPlan, now: datetime, activity: str, minutes: int) -> No
     block = plan.block_at(now)
     if block is None:
         return
-    block.steps = [s for s in block.steps if s[1] + timedelta(minutes=s[2]) <= now]
-    start = block.decomposed_until if block.steps else block.start
+    block.steps = [s for s in block.steps if s.end <= now]
+    start = block.decomposed_until
     if start < now:
-        block.steps.append((block.activity, start, _minutes(now - start)))
+        block.steps.append(PlanStep(block.activity, start, _minutes(now - start)))
     end = min(block.end, now + timedelta(minutes=minutes))
-    block.steps.append((activity, now, max(1, _minutes(end - now))))
+    block.steps.append(PlanStep(activity, now, max(1, _minutes(end - now))))
