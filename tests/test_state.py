@@ -19,7 +19,7 @@ from scripted_town import SCRIPTS
 
 from simulacra.agent import GenerativeAgent
 from simulacra.cognition.dialogue import Line
-from simulacra.cognition.plan import PlanStep
+from simulacra.cognition.plan import PlanItem, PlanStep
 from simulacra.feed.agent import FeedAgent, FeedAgentState, FeedState
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel
@@ -190,6 +190,9 @@ def test_a_run_made_before_the_typed_checkpoint_resumes(tmp_path):
     )
     assert town.residents[ISABELLA].last_decision == {"Ana": datetime(2023, 2, 13, 7, 17)}
     assert [a.kind for a in town.actions] == ["set", "say"]  # logged with the next step
+    assert town.residents[MARIA].asleep and not town.residents[KLAUS].asleep
+    assert all(isinstance(item, PlanItem) for item in town.residents[KLAUS].plan.outline)
+    assert town.residents[KLAUS].plan.outline[1].activity == "having breakfast"
     sim.run(until_step=116)
     sim.close()
     assert saved_json(directory)["version"] == checkpoint.VERSION

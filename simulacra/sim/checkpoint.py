@@ -3,7 +3,8 @@ version, saved in memory.sqlite beside the memories it counts (committed togethe
 
 Version 0 is the format written before this model: the same parts as hand-made dicts with
 no ``version``, the town's fields at the top, cool-downs keyed "A|B", a plan's steps as
-[activity, start, minutes] lists and the avatar's lines as [speaker, text]. It is converted
+[activity, start, minutes] lists, the avatar's lines as [speaker, text], and an action
+asleep when its activity began with "sleeping". It is converted
 on reading (:func:`parse`), here and nowhere else, so runs made before still open.
 """
 
@@ -74,6 +75,9 @@ def upgrade(data: dict[str, Any]) -> dict[str, Any]:
         avatar["lines"] = [{"speaker": s, "text": t} for s, t in avatar["lines"]]
     town["avatar"] = avatar or None
     for resident in town["residents"].values():
+        action = resident["action"]
+        if action:  # asleep was read from the words then
+            action["asleep"] = action["activity"].startswith("sleeping")
         for block in (resident["plan"] or {}).get("blocks", []):
             block["steps"] = [
                 {"activity": a, "start": start, "minutes": m} for a, start, m in block["steps"]

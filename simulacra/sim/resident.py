@@ -13,7 +13,7 @@ from datetime import date, datetime
 from pydantic.dataclasses import dataclass
 
 from simulacra.agent import AgentState, GenerativeAgent
-from simulacra.cognition.plan import DayPlan, is_sleeping
+from simulacra.cognition.plan import DayPlan
 from simulacra.state import State
 from simulacra.world import (
     Perception,
@@ -39,10 +39,7 @@ class Action:
     object: str = ""
     object_state: str | None = None  # what the object used is doing meanwhile
     partner: str | None = None  # in a conversation with
-
-    @property
-    def asleep(self) -> bool:
-        return is_sleeping(self.activity)
+    asleep: bool = False  # eyes closed: no perceiving, no deciding, no talking
 
 
 class ResidentState(State):

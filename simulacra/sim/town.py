@@ -378,9 +378,15 @@ class Town:
         self._stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if planning.is_sleeping(activity):
-            address = bed_of(self.world, r.persona)
             action = Action(
-                activity, now, end, address, emoji("sleep"), "is", activity, "being slept in"
+                activity,
+                now,
+                end,
+                bed_of(self.world, r.persona),
+                emoji("sleep"),
+                object=activity,
+                object_state="being slept in",
+                asleep=True,
             )
         else:
             query = purpose or activity
