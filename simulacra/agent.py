@@ -17,7 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
+
+from pydantic import ValidationError
 
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
@@ -32,10 +34,11 @@ from simulacra.llm import LanguageModel, open_model
 from simulacra.llm.templates import PromptTemplate
 from simulacra.memory import importance, reflection
 from simulacra.memory.record import Kind, MemoryRecord, NewMemory
-from simulacra.memory.store import MemoryStore
+from simulacra.memory.store import DB_FILE, MemoryStore
 from simulacra.memory.stream import MemoryStream, Retrieved
 from simulacra.persona import Persona
 from simulacra.settings import Settings
+from simulacra.state import State, first_error
 from simulacra.text import bounded
 from simulacra.textfile import parse_toml
 
@@ -48,6 +51,18 @@ PERSONA_FILE = "persona.toml"
 INNER_VOICE = "resolves"  # predicate marking an inner-voice memory, which plans follow
 RATINGS_KEPT = 500
 FIRST_DAY = datetime(2023, 2, 13, 7)  # the paper's first game morning: a clock's last resort
+
+
+class AgentState(State):
+    """An agent's own state beside its memories (which the memory store keeps)."""
+
+    now: datetime
+    status: str
+    currently: str
+    importance_since_reflection: int
+    ratings: dict[str, int] = {}  # agents saved before ratings were kept have none
+    summary: Summary | None = None
+    summary_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +87,8 @@ class Utterance:
 
 
 class GenerativeAgent:
+    state_type: ClassVar[type[AgentState]] = AgentState  # what get_state returns
+
     def __init__(
         self,
         persona: Persona,
@@ -165,40 +182,47 @@ class GenerativeAgent:
         model = model or open_model(settings.llm, log_dir=directory)
         embedder = embedder or open_embedder(settings.embed, settings.llm.cache_dir)
         stream = store.stream(persona.name, embedder, settings.retrieval)
-        state = store.load_state(persona.name)
+        saved = store.load_text(persona.name)
         agent = cls(persona, stream, model, settings, now=at or FIRST_DAY, store=store)
-        if state is not None:
+        if saved is not None:
+            try:
+                state = cls.state_type.model_validate_json(saved)
+            except ValidationError as e:
+                store.close()
+                raise UserError(
+                    f"damaged: the saved state of {persona.name} is unreadable ({first_error(e)})",
+                    file=directory / DB_FILE,
+                    fix=f"restore {DB_FILE} from a copy of the agent",
+                ) from None
             agent.set_state(state)
         return agent
 
     def _commit(self) -> None:
         if self._store is not None:
-            self._store.save_state(self.name, self.get_state())
+            self._store.save_text(self.name, self.get_state().model_dump_json())
             self._store.commit()
 
     # -- state -----------------------------------------------------------------------------
 
-    def get_state(self) -> dict:
-        return {
-            "now": self.now.isoformat(),
-            "status": self.status,
-            "currently": self.currently,
-            "importance_since_reflection": self.importance_since_reflection,
-            "ratings": dict(self.ratings),
-            "summary": self._summary.model_dump() if self._summary else None,
-            "summary_at": self._summary_at.isoformat() if self._summary_at else None,
-        }
-
-    def set_state(self, state: dict) -> None:
-        self.now = datetime.fromisoformat(state["now"])
-        self.status = state["status"]
-        self.currently = state["currently"]
-        self.importance_since_reflection = state["importance_since_reflection"]
-        self.ratings = dict(state.get("ratings", {}))
-        self._summary = Summary(**state["summary"]) if state["summary"] else None
-        self._summary_at = (
-            datetime.fromisoformat(state["summary_at"]) if state["summary_at"] else None
+    def get_state(self) -> AgentState:
+        return AgentState(
+            now=self.now,
+            status=self.status,
+            currently=self.currently,
+            importance_since_reflection=self.importance_since_reflection,
+            ratings=dict(self.ratings),
+            summary=self._summary,
+            summary_at=self._summary_at,
         )
+
+    def set_state(self, state: AgentState) -> None:
+        self.now = state.now
+        self.status = state.status
+        self.currently = state.currently
+        self.importance_since_reflection = state.importance_since_reflection
+        self.ratings = dict(state.ratings)
+        self._summary = state.summary
+        self._summary_at = state.summary_at
 
     def _at(self, at: datetime | None) -> datetime:
         if at is not None:

@@ -29,6 +29,9 @@ WORLDS = Path(__file__).resolve().parent.parent / "worlds"
         ("Klaus Mueller", "Ryan Park's apartment: main room: bed", False),
         ("Maria Lopez", "Lin family's house: kitchen: stove", False),
         ("Isabella Rodriguez", "Dorm for Oak Hill College: kitchen: refrigerator", False),
+        # a house where only residents who are not in this town live
+        ("Isabella Rodriguez", "Artists' co-living space: one-person bathroom", False),
+        ("Maria Lopez", "Artists' co-living space: kitchen: stove", False),
     ],
 )
 def test_a_resident_is_never_sent_into_another_home(who, place, allowed):

@@ -199,6 +199,12 @@ MISTAKES = [
         'capacity = 1\nusers = ["Ada Bryon"]',
         'arenas.r.users: "Ada Bryon" is no resident of this world (did you mean "Ada Byron")',
     ),
+    (
+        HOUSE,
+        'name = "bedroom"',
+        'name = "bedroom"\nusers = ["Bob Baker"]',
+        'personas/ada.toml: home: "Ada\'s house: bedroom" is kept for Bob Baker (its users)',
+    ),
     (ADA, 'wake = "06:30"', 'wake = "26:30"', "personas/ada.toml: lifestyle.wake:"),
     (ADA, "age = 36", "age = 36\nmood = 1", "personas/ada.toml: mood: unknown field"),
     (BOB, 'Bob Baker"', 'Ada Byron"', 'personas/bob.toml: name: "Ada Byron" is also the name in'),

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from simulacra.settings import PerceptionSettings
-from simulacra.world import Perception, SpatialMemory, WorldState, load_world
+from simulacra.world import Perception, PerceptionState, SpatialMemory, WorldState, load_world
 
 TINY = Path(__file__).parent / "fixtures" / "worlds" / "tiny"
 # Tiny Town: the cafe's floor is x 12-15 on y 2-4 and x 12-17 on y 5; its one-person
@@ -125,7 +124,7 @@ def test_retention_buffer_round_trip(state):
     senses = Perception("Ada")
     senses.perceive(state, settings())
     copy = Perception("Ada")
-    copy.set_state(json.loads(json.dumps(senses.get_state())))
+    copy.set_state(PerceptionState.model_validate_json(senses.get_state().model_dump_json()))
     assert copy.perceive(state, settings()) == []
     assert subjects(Perception("Ada").perceive(state, settings())) == ["Bob"]
 

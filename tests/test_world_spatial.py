@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from simulacra.settings import PerceptionSettings
-from simulacra.world import Perception, SpatialMemory, WorldState, load_world
+from simulacra.world import Perception, SpatialMemory, SpatialState, WorldState, load_world
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = Path(__file__).parent / "fixtures" / "worlds" / "tiny"
@@ -78,7 +77,7 @@ def test_round_trip(world):
     memory = SpatialMemory.for_persona(world, world.persona("Bob Baker"))
     memory.note_state("Corner Cafe: cafe: coffee machine", "brewing coffee")
     copy = SpatialMemory(world)
-    copy.set_state(json.loads(json.dumps(memory.get_state())))
+    copy.set_state(SpatialState.model_validate_json(memory.get_state().model_dump_json()))
     assert copy.get_state() == memory.get_state()
     assert copy.describe() == memory.describe()
 

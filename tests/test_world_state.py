@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from simulacra.errors import UserError
-from simulacra.world import Event, WorldState, load_world
+from simulacra.world import Event, WorldSnapshot, WorldState, load_world
 
 TINY = Path(__file__).parent / "fixtures" / "worlds" / "tiny"
 MACHINE = "Corner Cafe: cafe: coffee machine"
@@ -96,7 +95,7 @@ def test_state_round_trip(world, state):
     state.set_action("Bob Baker", "is", "wiping the table", "Bob Baker is wiping the table")
     state.set_object_state(MACHINE, "brewing coffee")
     state.move("Ada Byron", world.grid.neighbours(state.tile_of("Ada Byron"))[0])
-    saved = json.loads(json.dumps(state.get_state()))
+    saved = WorldSnapshot.model_validate_json(state.get_state().model_dump_json())
     copy = WorldState(world)
     copy.set_state(saved)
     assert copy.positions() == state.positions()

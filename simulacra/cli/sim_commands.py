@@ -232,7 +232,8 @@ def _close(sim: Simulation, failure: BaseException | None) -> None:
             raise
         failure = failure or e
     if failure is not None and diskfull.is_disk_full(failure):
-        step = (savedstate.saved_checkpoint(sim.directory) or {}).get("step")
+        saved = savedstate.saved_checkpoint(sim.directory)
+        step = saved.step if saved is not None else None
         raise diskfull.run_stopped(failure, sim.directory, step) from None
 
 

@@ -9,10 +9,12 @@ hour, never the whole day).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from datetime import date, datetime, time, timedelta
 
-from pydantic import Field, create_model
+from pydantic import Field, GetCoreSchemaHandler, create_model
+from pydantic.dataclasses import dataclass
+from pydantic_core import core_schema
 
 from simulacra import gametime
 from simulacra.cognition.resample import ask_until
@@ -113,6 +115,50 @@ def steps_for(activity: str = "it", **_: object) -> type[Answer]:
     )
 
 
+class PlanItem(str):
+    """An item of the day's outline, "HH:MM activity": text, as the schedule's prompt shows
+    it and the call log records it, with its two parts by name."""
+
+    __slots__ = ()
+    _FORM = re.compile(r"\d\d:\d\d ")
+
+    def __new__(cls, text: str) -> PlanItem:
+        if not cls._FORM.match(text):
+            raise ValueError(f"not a plan item (HH:MM activity): {text!r}")
+        return super().__new__(cls, text)
+
+    @classmethod
+    def at(cls, time: str, activity: str) -> PlanItem:
+        return cls(f"{time} {activity}")
+
+    @property
+    def time(self) -> str:
+        return self[:5]
+
+    @property
+    def activity(self) -> str:
+        return self[6:]
+
+    @classmethod
+    def __get_pydantic_core_schema__(
+        cls, source: object, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_after_validator_function(cls, core_schema.str_schema())
+
+
+@dataclass
+class PlanStep:
+    """A few minutes of a block: what the agent does from ``start``."""
+
+    activity: str
+    start: datetime
+    minutes: int
+
+    @property
+    def end(self) -> datetime:
+        return self.start + timedelta(minutes=self.minutes)
+
+
 @dataclass
 class Block:
     """A stretch of the schedule; ``steps`` is its decomposed part, filled just in time."""
@@ -120,7 +166,7 @@ class Block:
     activity: str
     start: datetime
     minutes: int
-    steps: list[tuple[str, datetime, int]] = field(default_factory=list)
+    steps: list[PlanStep] = field(default_factory=list)
 
     @property
     def end(self) -> datetime:
@@ -128,18 +174,17 @@ class Block:
 
     @property
     def decomposed_until(self) -> datetime:
-        if not self.steps:
-            return self.start
-        _, start, minutes = self.steps[-1]
-        return start + timedelta(minutes=minutes)
+        return self.steps[-1].end if self.steps else self.start
 
 
 @dataclass
 class DayPlan:
+    """A resident's day (a pydantic dataclass: saved as it is, see sim/resident.py)."""
+
     day: date
     wake: datetime
     bedtime: datetime
-    outline: list[str]
+    outline: list[PlanItem]
     blocks: list[Block]
 
     def block_at(self, t: datetime) -> Block | None:
@@ -147,41 +192,6 @@ class DayPlan:
             if block.start <= t < block.end:
                 return block
         return None
-
-    def to_state(self) -> dict:
-        return {
-            "day": self.day.isoformat(),
-            "wake": self.wake.isoformat(),
-            "bedtime": self.bedtime.isoformat(),
-            "outline": self.outline,
-            "blocks": [
-                {
-                    "activity": b.activity,
-                    "start": b.start.isoformat(),
-                    "minutes": b.minutes,
-                    "steps": [[a, s.isoformat(), m] for a, s, m in b.steps],
-                }
-                for b in self.blocks
-            ],
-        }
-
-    @classmethod
-    def from_state(cls, state: dict) -> DayPlan:
-        return cls(
-            day=date.fromisoformat(state["day"]),
-            wake=datetime.fromisoformat(state["wake"]),
-            bedtime=datetime.fromisoformat(state["bedtime"]),
-            outline=list(state["outline"]),
-            blocks=[
-                Block(
-                    b["activity"],
-                    datetime.fromisoformat(b["start"]),
-                    b["minutes"],
-                    [(a, datetime.fromisoformat(s), m) for a, s, m in b["steps"]],
-                )
-                for b in state["blocks"]
-            ],
-        )
 
 
 def revise_for_new_day(agent: Mind, today: date) -> str:
@@ -289,7 +299,7 @@ def _judged(plan: Answer, settings: PlanSettings) -> bool:
     return usable
 
 
-def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[str]:
+def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[PlanItem]:
     """The plan's items as "HH:MM activity" lines in time order, less any meal planned at
     another meal's hour and any item that repeats the one before it (in both cases the item
     before it goes on)."""
@@ -307,12 +317,12 @@ def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[str]:
     for n, why in dropped.items():
         reject(why, f"{plan.plan[n].time} {plan.plan[n].activity}")
     kept = [i for n, i in enumerate(plan.plan) if n not in dropped]
-    lines: list[str] = []
+    lines: list[PlanItem] = []
     for i in sorted(kept, key=lambda i: i.time):
         # The 1.5B writes an activity that goes on at every hour ("17:00 writing at Hobbs
         # Cafe", then at 18:00, ... 23:00) and sometimes twice at one time.
-        if not lines or lines[-1][6:].lower() != i.activity.lower():
-            lines.append(f"{i.time} {i.activity}")
+        if not lines or lines[-1].activity.lower() != i.activity.lower():
+            lines.append(PlanItem.at(i.time, i.activity))
         else:
             reject(REPEATED_ITEM, f"{i.time} {i.activity}")
     return lines
@@ -323,7 +333,7 @@ def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]
     return all(start <= at <= end for meal, (start, end) in meal_hours.items() if meal in words)
 
 
-def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]:
+def with_morning_routine(items: list[str], wake: str, routine: str) -> list[PlanItem]:
     """The day opens with the morning routine at the wake-up, as the original's day plan did
     ("1) wake up and complete the morning routine at 7:00 am"). Without it Klaus went from
     bed to the library at the minute he woke, and Isabella's first hour was "waking up at
@@ -334,21 +344,21 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[str]
     if later < wake:  # woken in the last hour of the day: nothing to move the item to
         later = wake
     kept = []
-    for i in items:
-        if i[:5] < wake:
+    for i in map(PlanItem, items):
+        if i.time < wake:
             reject(BEFORE_WAKE, i)
-        elif i[:5] == wake:
-            kept.append(repair(AT_WAKE, i, lambda i: f"{later} {i[6:]}"))
+        elif i.time == wake:
+            kept.append(repair(AT_WAKE, i, lambda i: PlanItem.at(later, i.activity)))
         else:
             kept.append(i)
-    return [f"{wake} {routine}", *sorted(kept, key=lambda i: i[:5])]
+    return [PlanItem.at(wake, routine), *sorted(kept, key=lambda i: i.time)]
 
 
 def _ranked(plan: Answer, settings: PlanSettings) -> tuple[bool, int]:
     return _quality(_outline(plan, settings.meal_hours), plan.wake_up, settings)
 
 
-def _usable(items: list[str], wake_up: str, settings: PlanSettings) -> bool:
+def _usable(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> bool:
     """A day plan the schedule can follow: it begins soon after waking, and it is a day, not
     one thing repeated. In the morning runs the 1.5B began Isabella's day at 17:00, her
     party's hour, and wrote Klaus's two items three times each; in the eval it wrote "working
@@ -357,14 +367,14 @@ def _usable(items: list[str], wake_up: str, settings: PlanSettings) -> bool:
     return starts_soon and different >= 4
 
 
-def _quality(items: list[str], wake_up: str, settings: PlanSettings) -> tuple[bool, int]:
+def _quality(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> tuple[bool, int]:
     """Whether the plan (its outline) begins within ``plan_start_hours`` of waking, and how
     many different activities it has: when no sample is usable, the best of them is kept (a
     morning run kept Klaus's first, "writing at Hobbs Cafe" from 17:00 to 23:00)."""
     woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake_up))
-    first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0][:5]))
+    first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0].time))
     starts_soon = first - woke <= timedelta(hours=settings.plan_start_hours)
-    return starts_soon, len({i[6:].lower() for i in items})
+    return starts_soon, len({i.activity.lower() for i in items})
 
 
 def _blocks(
@@ -405,7 +415,7 @@ def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
     if total <= 0:
         return
     if total < 10:
-        block.steps.append((block.activity, start, total))
+        block.steps.append(PlanStep(block.activity, start, total))
         return
     answer = agent.ask(
         DECOMPOSE,
@@ -418,7 +428,7 @@ def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
     )
     t = start
     for activity, minutes in fit([(s.activity, s.minutes) for s in answer.steps], total):
-        block.steps.append((activity, t, minutes))
+        block.steps.append(PlanStep(activity, t, minutes))
         t += timedelta(minutes=minutes)
 
 
@@ -449,10 +459,9 @@ def current_step(
     if block is None:
         return SLEEPING, now, now + timedelta(hours=1)
     for _ in range(2):
-        for activity, start, minutes in block.steps:
-            end = start + timedelta(minutes=minutes)
-            if start <= now < end:
-                return activity, start, end
+        for step in block.steps:
+            if step.start <= now < step.end:
+                return step.activity, step.start, step.end
         if not needs_steps(block) or block.decomposed_until > now:
             break
         decompose(agent, block, now, horizon)
@@ -465,9 +474,9 @@ def replan_from(plan: DayPlan, now: datetime, activity: str, minutes: int) -> No
     block = plan.block_at(now)
     if block is None:
         return
-    block.steps = [s for s in block.steps if s[1] + timedelta(minutes=s[2]) <= now]
-    start = block.decomposed_until if block.steps else block.start
+    block.steps = [s for s in block.steps if s.end <= now]
+    start = block.decomposed_until
     if start < now:
-        block.steps.append((block.activity, start, _minutes(now - start)))
+        block.steps.append(PlanStep(block.activity, start, _minutes(now - start)))
     end = min(block.end, now + timedelta(minutes=minutes))
-    block.steps.append((activity, now, max(1, _minutes(end - now))))
+    block.steps.append(PlanStep(activity, now, max(1, _minutes(end - now))))

@@ -73,14 +73,20 @@ class MemoryStore:
         return [r[0] for r in rows]
 
     def load_state(self, key: str) -> Any | None:
-        row = self._db.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        text = self.load_text(key)
+        return json.loads(text) if text is not None else None
 
     def save_state(self, key: str, value: Any) -> None:
+        self.save_text(key, json.dumps(value, sort_keys=True))
+
+    def load_text(self, key: str) -> str | None:
+        """What was saved under ``key``: a JSON document (a typed state's, see state.py)."""
+        row = self._db.execute("SELECT value FROM state WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def save_text(self, key: str, text: str) -> None:
         """Joins the open transaction: saved state and memories commit together."""
-        self._db.execute(
-            "INSERT OR REPLACE INTO state VALUES (?, ?)", (key, json.dumps(value, sort_keys=True))
-        )
+        self._db.execute("INSERT OR REPLACE INTO state VALUES (?, ?)", (key, text))
 
     def commit(self) -> None:
         for stream in self._streams.values():

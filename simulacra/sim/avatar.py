@@ -11,11 +11,19 @@ from dataclasses import dataclass, field
 
 from simulacra.cognition.dialogue import Line
 from simulacra.llm.phrases import phrases_beside
+from simulacra.state import State
 from simulacra.world import World, WorldState
 from simulacra.world.grid import Tile
 
 PHRASES = phrases_beside(__file__, "avatar")
 ENTRANCE = "town entrance"  # the spawn point every world keeps for the avatar
+
+
+class AvatarState(State):
+    name: str
+    path: list[Tile]
+    partner: str | None
+    lines: list[Line]
 
 
 @dataclass
@@ -44,19 +52,19 @@ class Avatar:
             return PHRASES.text("standing_outside", name=self.name)
         return PHRASES.text("standing_in", name=self.name, place=world.phrase(where.address))
 
-    def get_state(self) -> dict:
-        return {
-            "name": self.name,
-            "path": [list(t) for t in self.path],
-            "partner": self.partner,
-            "lines": [[line.speaker, line.text] for line in self.lines],
-        }
+    def get_state(self) -> AvatarState:
+        return AvatarState(
+            name=self.name, path=list(self.path), partner=self.partner, lines=list(self.lines)
+        )
+
+    def set_state(self, state: AvatarState) -> None:
+        self.name = state.name
+        self.path = list(state.path)
+        self.partner = state.partner
+        self.lines = list(state.lines)
 
     @classmethod
-    def from_state(cls, state: dict) -> Avatar:
-        return cls(
-            state["name"],
-            [(int(x), int(y)) for x, y in state["path"]],
-            state["partner"],
-            [Line(speaker, text) for speaker, text in state["lines"]],
-        )
+    def from_state(cls, state: AvatarState) -> Avatar:
+        avatar = cls(state.name)
+        avatar.set_state(state)
+        return avatar

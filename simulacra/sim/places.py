@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,7 +28,9 @@ class PlaceChooser:
     numbers are settings: ``plan.place_choices``, ``plan.here_bonus``...).
 
     Other people's homes are never offered: a model that is only shown a bed cannot know it is
-    Klaus's. Within a shared house (a dorm) its residents share the rooms nobody lives in.
+    Klaus's. Both come from the world files, not from names: a building someone lives in (a
+    resident's ``home``) is for those who live there, and a room with ``users`` (a dorm
+    room, a couple's bedroom, the women's bathroom) for those it names.
     """
 
     def __init__(self, world: World, embedder: Embedder, settings: PlanSettings) -> None:
@@ -37,33 +38,21 @@ class PlaceChooser:
         self.embedder = embedder
         self.settings = settings
         self._vectors: dict[str, np.ndarray] = {}
-        self._homes = {p.name: _arena_or_sector(p.home) for p in world.personas}
-        self._home_rooms = {p.name: p.home.strip() for p in world.personas}
+        # Every resident of the world files, taking part or not: Ryan Park's apartment is
+        # his in a three-resident Smallville too.
+        self._dwellers: dict[str, set[str]] = {}
+        for p in world.residents:
+            self._dwellers.setdefault(split_address(p.home)[0], set()).add(p.name)
 
     def allowed(self, name: str, place: str) -> bool:
-        """Whether ``name`` may use ``place``: not another's room, not a house they don't
-        live in, not a home named for someone who is not in this town ("Ryan Park's
-        apartment" in a three-resident Smallville), not a room kept for others (the women's
-        bathroom, to a man)."""
+        """Whether ``name`` may use ``place``: not a room whose ``users`` leave them out, not
+        a building others live in and they do not."""
         found = self.world.tree.find(place)
         room = self.world.tree.find(found.arena_address) if isinstance(found, GameObject) else found
         if isinstance(room, Arena) and room.users is not None and name not in room.users:
             return False
-        mine = self._homes.get(name, "")
-        sector = split_address(place)[0]
-        for owner, home in self._homes.items():
-            if owner == name or home == mine:
-                continue
-            if place == home or place.startswith(home + ":"):
-                return False  # someone else's room (or their whole apartment)
-        room = self._home_rooms.get(name, "")
-        parts = split_address(place)
-        for depth, part in enumerate(parts[:2]):
-            named = ": ".join(parts[: depth + 1])
-            if _PERSONAL.match(part) and not (room == named or room.startswith(named + ":")):
-                return False  # a house or room named for people, and not this one's
-        residents_here = [h for h in self._homes.values() if split_address(h)[0] == sector]
-        return not residents_here or split_address(mine)[0] == sector
+        dwellers = self._dwellers.get(split_address(place)[0])
+        return not dwellers or name in dwellers
 
     def candidates(
         self, r: Resident, activity: str, tile: Tile, within: str | None = None
@@ -112,18 +101,6 @@ class PlaceChooser:
             if room and place.startswith(room):
                 notes[place] = (notes.get(place, "") + ", where they are now").lstrip(", ")
         return Candidates(chosen, notes)
-
-
-# A place named for its people ("Ryan Park's apartment", "Lin family's house", "Klaus
-# Mueller's room"), not for whom it serves ("women's one-person bathroom").
-_PERSONAL = re.compile(r"^[A-Z][\w.-]*(?: [A-Z]?[\w.-]+)*'s ")
-
-
-def _arena_or_sector(home: str) -> str:
-    """A home's private part: the whole sector when it is named for its people ("Isabella
-    Rodriguez's apartment", "Lin family's house"), else the room ("Dorm: Maria's room")."""
-    sector = split_address(home)[0]
-    return sector if "'s " in sector else home.strip()
 
 
 def bed_of(world: World, persona: ResidentPersona) -> str:

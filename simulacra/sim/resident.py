@@ -7,12 +7,22 @@ spatial memory, the day's plan, the current action and the walk to it — and on
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import copy
 from datetime import date, datetime
 
-from simulacra.agent import GenerativeAgent
-from simulacra.cognition.plan import DayPlan, is_sleeping
-from simulacra.world import Perception, ResidentPersona, SpatialMemory, World
+from pydantic.dataclasses import dataclass
+
+from simulacra.agent import AgentState, GenerativeAgent
+from simulacra.cognition.plan import DayPlan
+from simulacra.state import State
+from simulacra.world import (
+    Perception,
+    PerceptionState,
+    ResidentPersona,
+    SpatialMemory,
+    SpatialState,
+    World,
+)
 from simulacra.world.grid import Tile
 
 
@@ -29,25 +39,20 @@ class Action:
     object: str = ""
     object_state: str | None = None  # what the object used is doing meanwhile
     partner: str | None = None  # in a conversation with
+    asleep: bool = False  # eyes closed: no perceiving, no deciding, no talking
 
-    @property
-    def asleep(self) -> bool:
-        return is_sleeping(self.activity)
 
-    def to_state(self) -> dict:
-        state = asdict(self)
-        state["start"], state["end"] = self.start.isoformat(), self.end.isoformat()
-        return state
-
-    @classmethod
-    def from_state(cls, state: dict) -> Action:
-        return cls(
-            **{
-                **state,
-                "start": datetime.fromisoformat(state["start"]),
-                "end": datetime.fromisoformat(state["end"]),
-            }
-        )
+class ResidentState(State):
+    agent: AgentState
+    spatial: SpatialState
+    perception: PerceptionState
+    plan: DayPlan | None
+    yesterday: str
+    action: Action | None
+    path: list[Tile]
+    waiting: bool
+    using: str | None
+    last_decision: dict[str, datetime]  # observed subject -> game time of deciding
 
 
 class Resident:
@@ -62,7 +67,7 @@ class Resident:
         self.path: list[Tile] = []
         self.waiting = False  # for room in a one-person place
         self.using: str | None = None  # the object whose state this resident set
-        self.last_decision: dict[str, str] = {}  # observed subject -> game time of deciding
+        self.last_decision: dict[str, datetime] = {}  # observed subject -> game time of deciding
 
     @property
     def name(self) -> str:
@@ -81,28 +86,29 @@ class Resident:
 
     # -- state -----------------------------------------------------------------------------
 
-    def get_state(self) -> dict:
-        return {
-            "agent": self.agent.get_state(),
-            "spatial": self.spatial.get_state(),
-            "perception": self.perception.get_state(),
-            "plan": self.plan.to_state() if self.plan else None,
-            "yesterday": self.yesterday,
-            "action": self.action.to_state() if self.action else None,
-            "path": [list(t) for t in self.path],
-            "waiting": self.waiting,
-            "using": self.using,
-            "last_decision": dict(self.last_decision),
-        }
+    def get_state(self) -> ResidentState:
+        # Copies: the plan and the action change in place as the resident goes on.
+        return ResidentState(
+            agent=self.agent.get_state(),
+            spatial=self.spatial.get_state(),
+            perception=self.perception.get_state(),
+            plan=copy.deepcopy(self.plan),
+            yesterday=self.yesterday,
+            action=copy.copy(self.action),
+            path=list(self.path),
+            waiting=self.waiting,
+            using=self.using,
+            last_decision=dict(self.last_decision),
+        )
 
-    def set_state(self, state: dict) -> None:
-        self.agent.set_state(state["agent"])
-        self.spatial.set_state(state["spatial"])
-        self.perception.set_state(state["perception"])
-        self.plan = DayPlan.from_state(state["plan"]) if state["plan"] else None
-        self.yesterday = state["yesterday"]
-        self.action = Action.from_state(state["action"]) if state["action"] else None
-        self.path = [(int(x), int(y)) for x, y in state["path"]]
-        self.waiting = state["waiting"]
-        self.using = state["using"]
-        self.last_decision = dict(state["last_decision"])
+    def set_state(self, state: ResidentState) -> None:
+        self.agent.set_state(state.agent)
+        self.spatial.set_state(state.spatial)
+        self.perception.set_state(state.perception)
+        self.plan = copy.deepcopy(state.plan)
+        self.yesterday = state.yesterday
+        self.action = copy.copy(state.action)
+        self.path = list(state.path)
+        self.waiting = state.waiting
+        self.using = state.using
+        self.last_decision = dict(state.last_decision)

@@ -18,11 +18,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+from pydantic import ValidationError
+
 from simulacra.cachedb import damaged
 from simulacra.errors import UserError
 from simulacra.memory.store import CHROMA_DIR, DB_FILE
-from simulacra.sim import rundir
+from simulacra.sim import checkpoint, rundir
+from simulacra.sim.checkpoint import Checkpoint
 from simulacra.sim.eventlog import DAMAGED, EVENTS_FILE, missing_steps
+from simulacra.state import first_error
 
 CHROMA_DB = "chroma.sqlite3"
 RESTORE = "restore {name} from a copy of the run, or fork a copy that still has it"
@@ -47,7 +51,7 @@ def check(directory: Path, meta: rundir.Meta, *, vector_server: str | None = Non
         ).fetchone()
         if row is None:
             return
-        state = _checkpoint(row[0], path)
+        state = read_checkpoint(row[0], directory)
         counts = {
             agent: (n, low, high)
             for agent, n, low, high in db.execute(
@@ -75,7 +79,7 @@ def check_agents(meta: rundir.Meta, names: list[str], directory: Path) -> None:
         )
 
 
-def saved_checkpoint(directory: Path) -> dict | None:
+def saved_checkpoint(directory: Path) -> Checkpoint | None:
     """The run's last checkpoint, or None where there is none or it cannot be read (a
     reader's question: a damaged file is for the commands that open the run to report)."""
     path = directory / DB_FILE
@@ -86,19 +90,19 @@ def saved_checkpoint(directory: Path) -> dict | None:
             row = db.execute(
                 "SELECT value FROM state WHERE key = ?", (rundir.CHECKPOINT_KEY,)
             ).fetchone()
-        state = json.loads(row[0]) if row else None
-    except (UserError, sqlite3.Error, ValueError, TypeError):
+        return read_checkpoint(row[0], directory) if row else None
+    except (UserError, sqlite3.Error):
         return None
-    return state if isinstance(state, dict) else None
 
 
 def log_ends_early(directory: Path, steps: int | None = None) -> str | None:
     """For the readers (log, stats, report, view): a warning line when the event log, of
     ``steps`` whole steps (counted when not given), ends before the run's last checkpoint;
     `run --resume` refuses such a log with the same words (EventLog.cut)."""
-    step = (saved_checkpoint(directory) or {}).get("step")
-    if not isinstance(step, int):
+    saved = saved_checkpoint(directory)
+    if saved is None:
         return None
+    step = saved.step
     if steps is None:
         steps = _whole_lines(directory / EVENTS_FILE)
     missing = missing_steps(steps, step)
@@ -117,9 +121,27 @@ def _whole_lines(path: Path) -> int:
         return 0
 
 
-def damaged_checkpoint(directory: Path, error: Exception) -> UserError:
-    """A checkpoint that read as JSON but not as the run's state."""
-    return _damaged(directory / DB_FILE, f"its checkpoint is unreadable ({type(error).__name__})")
+def read_checkpoint(text: str, directory: Path) -> Checkpoint:
+    """The run's checkpoint from its saved ``text`` (one of an older simulacra converted);
+    a UserError naming memory.sqlite where it cannot be read."""
+    path = directory / DB_FILE
+    try:
+        return checkpoint.parse(text)
+    except json.JSONDecodeError:
+        raise _damaged(path, "its checkpoint is cut short or not JSON") from None
+    except checkpoint.NewerCheckpoint as e:
+        raise UserError(
+            f"its checkpoint is of version {e.version}, which this simulacra (reading up to "
+            f"version {checkpoint.VERSION}) does not know",
+            file=path,
+            fix="open the run with a newer simulacra",
+        ) from None
+    except ValidationError as e:
+        if any(error["loc"][:1] == ("step",) for error in e.errors()):
+            raise _damaged(path, "its checkpoint has no step") from None
+        raise _damaged(path, f"its checkpoint is not a run's state ({first_error(e)})") from None
+    except ValueError as e:
+        raise _damaged(path, f"its checkpoint is not a run's state ({e})") from None
 
 
 # -- the parts -------------------------------------------------------------------------------
@@ -150,32 +172,19 @@ def _whole(db: sqlite3.Connection, path: Path, report=None) -> None:
         raise report(path, f"SQLite finds it damaged: {found[0] if found else 'no answer'}")
 
 
-def _checkpoint(value: str, path: Path) -> dict:
-    try:
-        state = json.loads(value)
-    except ValueError:
-        raise _damaged(path, "its checkpoint is cut short or not JSON") from None
-    step = state.get("step") if isinstance(state, dict) else None
-    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        raise _damaged(path, "its checkpoint has no step")
-    if not all(isinstance(state.get(k), dict) for k in ("residents", "world")):
-        raise _damaged(path, "its checkpoint is not a town's state")
-    return state
-
-
-def _memories(state: dict, counts: dict, meta: rundir.Meta, path: Path) -> None:
+def _memories(state: Checkpoint, counts: dict, meta: rundir.Meta, path: Path) -> None:
     """Ids run from 1 without gaps, as many as the checkpoint saw (checkpoints written
     before it counted them saw at least the ones logged: the ``unlogged`` cursor)."""
-    saved = state.get("memories")
-    logged = state.get("unlogged")
+    saved = state.memories or {}
+    logged = state.town.unlogged
     for agent in meta.agents:
         n, low, high = counts.get(agent, (0, None, None))
-        if isinstance(saved, dict) and isinstance(saved.get(agent), int):
+        if agent in saved:
             expected = saved[agent]
             short = n != expected
         else:
-            cursor = logged.get(agent) if isinstance(logged, dict) else None
-            expected = cursor - 1 if isinstance(cursor, int) else 0
+            cursor = logged.get(agent)
+            expected = cursor - 1 if cursor is not None else 0
             short = n < expected
         gaps = n and (low != 1 or high != n)
         if short or gaps:

@@ -20,6 +20,7 @@ from simulacra.llm import StructuredModel, open_model
 from simulacra.memory import MemoryStore, NewMemory
 from simulacra.settings import LLMSettings, Settings
 from simulacra.sim import rundir, runlock, savedstate
+from simulacra.sim.checkpoint import Checkpoint
 from simulacra.sim.engine import Engine
 from simulacra.sim.eventlog import EVENTS_FILE, EventLog
 from simulacra.sim.lockstep import Lockstep, LockstepModel
@@ -153,15 +154,15 @@ class Simulation:
         world = load_world(rundir.world_path(directory, meta))
         savedstate.check_agents(meta, [p.name for p in world.personas], directory)
         sim = cls._open(directory, meta, world, settings, model, embedder)
-        saved = sim.store.load_state(rundir.CHECKPOINT_KEY)
+        saved = sim.store.load_text(rundir.CHECKPOINT_KEY)
         if saved is None:  # killed after making the memories, before the first checkpoint
             sim.close()
             raise rundir.set_up_unfinished(directory, meta)
         try:
-            sim.set_state(saved)
-        except (KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+            sim.set_state(savedstate.read_checkpoint(saved, directory))
+        except BaseException:
             sim.close()
-            raise savedstate.damaged_checkpoint(directory, e) from None
+            raise
         return sim
 
     @classmethod
@@ -215,25 +216,26 @@ class Simulation:
 
     # -- state -----------------------------------------------------------------------------
 
-    def get_state(self) -> dict:
+    def get_state(self) -> Checkpoint:
         # How many memories each resident holds: saved with them, so that memories lost
         # from memory.sqlite are found on opening (savedstate.py), not resumed without.
         memories = {name: len(r.agent.stream) for name, r in self.residents.items()}
-        return {
-            "step": self.engine.step_no,
-            "wall_seconds": round(self.engine.wall(), 3),
-            "memories": memories,
-        } | self.town.get_state()
+        return Checkpoint(
+            step=self.engine.step_no,
+            wall_seconds=round(self.engine.wall(), 3),
+            memories=memories,
+            town=self.town.get_state(),
+        )
 
-    def set_state(self, state: dict) -> None:
-        self.engine.resume_at(state["step"], state["wall_seconds"])
-        self.town.set_state(state)
+    def set_state(self, state: Checkpoint) -> None:
+        self.engine.resume_at(state.step, state.wall_seconds)
+        self.town.set_state(state.town)
 
     def checkpoint(self) -> None:
         """Events on disk first, then state and memories in one commit."""
         if self.events is not None:
             self.events.sync()
-        self.store.save_state(rundir.CHECKPOINT_KEY, self.get_state())
+        self.store.save_text(rundir.CHECKPOINT_KEY, self.get_state().model_dump_json())
         self.store.commit()
 
     def close(self) -> None:

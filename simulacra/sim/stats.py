@@ -65,5 +65,5 @@ def run_stats(directory: Path) -> RunStats:
 
 
 def _wall_seconds(directory: Path) -> float:
-    wall = (saved_checkpoint(directory) or {}).get("wall_seconds", 0.0)
-    return float(wall) if isinstance(wall, int | float) else 0.0
+    saved = saved_checkpoint(directory)
+    return saved.wall_seconds if saved is not None else 0.0

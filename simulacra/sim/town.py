@@ -30,16 +30,37 @@ from simulacra.llm.phrases import phrases_beside
 from simulacra.memory import NewMemory
 from simulacra.settings import Settings
 from simulacra.sim import record as rec
-from simulacra.sim.avatar import Avatar
+from simulacra.sim.avatar import Avatar, AvatarState
 from simulacra.sim.lockstep import Lockstep
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
-from simulacra.sim.resident import Action, Resident
-from simulacra.world import Event, World, WorldState
+from simulacra.sim.resident import Action, Resident, ResidentState
+from simulacra.state import State
+from simulacra.world import Event, World, WorldSnapshot, WorldState
 from simulacra.world.grid import Tile
 from simulacra.world.tree import IDLE, GameObject, split_address
 
 PHRASES = phrases_beside(__file__, "town")
 NoTalk = Literal["far", "asleep", "busy", "cooling"]  # why one may not speak to another now
+
+Pair = tuple[str, str]  # two residents' names, in sorted order (see pair)
+
+
+class Cooldown(State):
+    """Two residents who talked may talk again from ``until``."""
+
+    between: Pair
+    until: datetime
+
+
+class TownState(State):
+    world: WorldSnapshot
+    cooldowns: list[Cooldown]
+    unlogged: dict[str, int]  # per resident, the first memory id not yet in the event log
+    residents: dict[str, ResidentState]
+    avatar: AvatarState | None
+    actions: list[rec.UserAction]  # the user's, since the last step
+    avatar_chats: list[rec.Chat]
+    logged_objects: dict[str, str]
 
 
 class Town:
@@ -61,7 +82,7 @@ class Town:
         self.lockstep = lockstep
         self.model = model  # its call log notes the step of each call
         self.state = WorldState(world)
-        self.cooldowns: dict[str, str] = {}  # "A|B" -> game time the pair may talk again
+        self.cooldowns: dict[Pair, datetime] = {}  # when each pair may talk again
         self.places = PlaceChooser(world, embedder, settings.plan)
         # Per resident, the first memory id not yet written to the event log.
         self.unlogged = {name: r.agent.stream.next_id() for name, r in residents.items()}
@@ -76,32 +97,31 @@ class Town:
 
     # -- state -----------------------------------------------------------------------------
 
-    def get_state(self) -> dict:
-        return {
-            "world": self.state.get_state(),
-            "cooldowns": dict(self.cooldowns),
-            "unlogged": dict(self.unlogged),
-            "residents": {name: r.get_state() for name, r in self.residents.items()},
-            "avatar": self.avatar.get_state() if self.avatar else None,
-            "actions": [a.model_dump(mode="json") for a in self.actions],
-            "avatar_chats": [c.model_dump(mode="json") for c in self.avatar_chats],
-            "logged_objects": dict(self.logged_objects),
-        }
+    def get_state(self) -> TownState:
+        return TownState(
+            world=self.state.get_state(),
+            cooldowns=[Cooldown(between=p, until=t) for p, t in self.cooldowns.items()],
+            unlogged=dict(self.unlogged),
+            residents={name: r.get_state() for name, r in self.residents.items()},
+            avatar=self.avatar.get_state() if self.avatar else None,
+            actions=list(self.actions),
+            avatar_chats=list(self.avatar_chats),
+            logged_objects=dict(self.logged_objects),
+        )
 
-    def set_state(self, state: dict) -> None:
-        self.state.set_state(state["world"])
-        self.cooldowns = dict(state["cooldowns"])
-        # Checkpoints before the event record kept no cursor: all memories were logged.
-        self.unlogged.update(state.get("unlogged", {}))
-        for name, resident_state in state["residents"].items():
+    def set_state(self, state: TownState) -> None:
+        self.state.set_state(state.world)
+        self.cooldowns = {c.between: c.until for c in state.cooldowns}
+        # Checkpoints before the event record kept no cursor (sim/checkpoint.py): every
+        # memory was logged, and the cursors stay where the memories end.
+        self.unlogged.update(state.unlogged)
+        for name, resident_state in state.residents.items():
             if name in self.residents:
                 self.residents[name].set_state(resident_state)
-        # Checkpoints before `simulacra play` had no user side.
-        avatar = state.get("avatar")
-        self.avatar = Avatar.from_state(avatar) if avatar else None
-        self.actions = [rec.UserAction.model_validate(a) for a in state.get("actions", [])]
-        self.avatar_chats = [rec.Chat.model_validate(c) for c in state.get("avatar_chats", [])]
-        self.logged_objects = dict(state.get("logged_objects", self.state.changed_objects()))
+        self.avatar = Avatar.from_state(state.avatar) if state.avatar else None
+        self.actions = list(state.actions)
+        self.avatar_chats = list(state.avatar_chats)
+        self.logged_objects = dict(state.logged_objects)
 
     def log_memories_from_start(self) -> None:
         """The next step's record logs every memory from each resident's first (a new run's
@@ -218,7 +238,7 @@ class Town:
         focus = self._focus(r, seen, now)
         if focus is None or r.talking:
             return
-        r.last_decision[focus.subject] = now.isoformat()
+        r.last_decision[focus.subject] = now
         other = self.residents.get(focus.subject)
         people = [other.name] if other is not None and self._can_talk(r, other, now) else []
         decision = decide(
@@ -246,7 +266,7 @@ class Town:
             if event.is_idle or event.subject == r.name:
                 continue
             last = r.last_decision.get(event.subject)
-            if last is not None and now - datetime.fromisoformat(last) < wait:
+            if last is not None and now - last < wait:
                 continue
             fresh.append(event)
         people = [e for e in fresh if e.subject in self.residents]
@@ -272,7 +292,7 @@ class Town:
         if listener.action is not None and listener.action.partner not in (None, speaker):
             return "busy"
         until = self.cooldowns.get(pair(speaker, listener.name))
-        if until is not None and now < datetime.fromisoformat(until):
+        if until is not None and now < until:
             return "cooling"
         return None
 
@@ -301,7 +321,7 @@ class Town:
             walk = self.world.path(self.state.tile_of(b.name), self.state.tile_of(a.name))
             b.path = (walk or [])[:-1]
             cooldown = timedelta(minutes=self.settings.conversation.cooldown_minutes)
-            self.cooldowns[pair(a.name, b.name)] = (now + cooldown).isoformat()
+            self.cooldowns[pair(a.name, b.name)] = now + cooldown
             chats.append(
                 rec.Chat(
                     between=[a.name, b.name],
@@ -387,9 +407,15 @@ class Town:
         self._stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if planning.is_sleeping(activity):
-            address = bed_of(self.world, r.persona)
             action = Action(
-                activity, now, end, address, emoji("sleep"), "is", activity, "being slept in"
+                activity,
+                now,
+                end,
+                bed_of(self.world, r.persona),
+                emoji("sleep"),
+                object=activity,
+                object_state="being slept in",
+                asleep=True,
             )
         else:
             query = purpose or activity
@@ -513,8 +539,9 @@ def observation(event: Event) -> NewMemory:
     )
 
 
-def pair(a: str, b: str) -> str:
-    return "|".join(sorted((a, b)))
+def pair(a: str, b: str) -> Pair:
+    first, second = sorted((a, b))
+    return first, second
 
 
 def _plan_record(plan: planning.DayPlan) -> rec.DayPlanRecord:

@@ -23,7 +23,7 @@ Static (loaded once, validated, never changes during a run)::
     world.export_map()                                # JSON for a browser (render.export_map)
     world.folder, world.source_files                  # every file read, to copy a world whole
 
-Changing (one per simulation; checkpoint with get_state/set_state)::
+Changing (one per simulation; checkpoint with get_state/set_state, typed: simulacra/state.py)::
 
     state = WorldState(world)
     state.place(name) / state.move(name, next_tile) / state.tile_of(name)
@@ -46,11 +46,11 @@ from simulacra.world.events import Event
 from simulacra.world.files import load_world
 from simulacra.world.formats import ResidentPersona, Scenario
 from simulacra.world.grid import Grid, Tile
-from simulacra.world.perception import Perception
+from simulacra.world.perception import Perception, PerceptionState
 from simulacra.world.reading import WorldError
 from simulacra.world.render import draw, export_map, legend
-from simulacra.world.spatial import SpatialMemory
-from simulacra.world.state import WorldState
+from simulacra.world.spatial import SpatialMemory, SpatialState
+from simulacra.world.state import WorldSnapshot, WorldState
 from simulacra.world.tree import (
     IDLE,
     Arena,
@@ -69,15 +69,18 @@ __all__ = [
     "GameObject",
     "Grid",
     "Perception",
+    "PerceptionState",
     "ResidentPersona",
     "Scenario",
     "Sector",
     "SpatialMemory",
+    "SpatialState",
     "Tile",
     "TileKind",
     "Where",
     "World",
     "WorldError",
+    "WorldSnapshot",
     "WorldState",
     "draw",
     "export_map",

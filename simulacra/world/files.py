@@ -88,6 +88,7 @@ def _load(root: Path) -> World:
         scenario = _load_scenario(norm_path(root / spec.scenario), world_path, residents)
     problems.raise_if_any()
     _check_users(tree, arena_fields, set(files), problems)
+    _check_homes(tree, residents, files, problems)
     _check_reachable(tree, grid, spawns, arena_fields, files, world_path, problems)
     problems.raise_if_any()
     assert scenario is not None
@@ -309,6 +310,26 @@ def _check_users(
                     field=f"{field}.users",
                     fix=fix,
                 )
+
+
+def _check_homes(
+    tree: EnvironmentTree,
+    residents: list[ResidentPersona],
+    files: dict[str, Path],
+    problems: Problems,
+) -> None:
+    """A resident may use their own room: a home whose ``users`` leave them out is an error
+    (the places offered would never include their bed)."""
+    for persona in residents:
+        home = tree.find(persona.home.strip())
+        if isinstance(home, Arena) and home.users is not None and persona.name not in home.users:
+            problems.add(
+                f'"{home.address}" is kept for {", ".join(home.users)} (its users)',
+                file=files[persona.name],
+                field="home",
+                fix=f"add {persona.name!r} to the room's users in its sector file, "
+                "or give another home",
+            )
 
 
 def _first_tile(place: Arena | GameObject, tile_map: TileMap, grid: Grid) -> Tile:

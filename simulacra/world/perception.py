@@ -12,9 +12,17 @@ from __future__ import annotations
 import math
 
 from simulacra.settings import PerceptionSettings
+from simulacra.state import State
 from simulacra.world.events import Event
 from simulacra.world.spatial import SpatialMemory
 from simulacra.world.state import WorldState
+
+
+class PerceptionState(State):
+    """The retention buffer: the last events perceived, as (subject, predicate, object,
+    description), oldest first."""
+
+    recent: list[tuple[str, str, str, str]] = []
 
 
 class Perception:
@@ -70,8 +78,8 @@ class Perception:
         del self._recent[: -settings.retention]
         return new
 
-    def get_state(self) -> dict:
-        return {"recent": [list(k) for k in self._recent]}
+    def get_state(self) -> PerceptionState:
+        return PerceptionState(recent=list(self._recent))
 
-    def set_state(self, state: dict) -> None:
-        self._recent = [(k[0], k[1], k[2], k[3]) for k in state.get("recent", [])]
+    def set_state(self, state: PerceptionState) -> None:
+        self._recent = list(state.recent)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from simulacra.state import State
 from simulacra.world.core import World
 from simulacra.world.grid import Tile
 from simulacra.world.tree import Arena, GameObject, Sector
@@ -16,6 +17,15 @@ from simulacra.world.tree import Arena, GameObject, Sector
 if TYPE_CHECKING:
     from simulacra.world.formats import ResidentPersona
     from simulacra.world.state import WorldState
+
+
+class SpatialState(State):
+    """The addresses known, in the world's order, and object states as last seen."""
+
+    sectors: list[str] = []
+    arenas: list[str] = []
+    objects: list[str] = []
+    states: dict[str, str] = {}
 
 
 class SpatialMemory:
@@ -166,21 +176,21 @@ class SpatialMemory:
 
     # -- checkpoints -------------------------------------------------------------------------
 
-    def get_state(self) -> dict:
-        return {
-            "sectors": self.known_sectors(),
-            "arenas": self.known_arenas(),
-            "objects": self.known_objects(),
-            "states": dict(self._states),
-        }
+    def get_state(self) -> SpatialState:
+        return SpatialState(
+            sectors=self.known_sectors(),
+            arenas=self.known_arenas(),
+            objects=self.known_objects(),
+            states=dict(self._states),
+        )
 
-    def set_state(self, state: dict) -> None:
+    def set_state(self, state: SpatialState) -> None:
         # Addresses a since-edited world no longer has are dropped: nothing to know there.
-        found = [self.world.find(a) for a in state.get("sectors", [])]
+        found = [self.world.find(a) for a in state.sectors]
         self._sectors = {p.id for p in found if isinstance(p, Sector)}
-        found = [self.world.find(a) for a in state.get("arenas", [])]
+        found = [self.world.find(a) for a in state.arenas]
         self._arenas = {p.id for p in found if isinstance(p, Arena)}
-        found = [self.world.find(a) for a in state.get("objects", [])]
+        found = [self.world.find(a) for a in state.objects]
         self._objects = {p.id for p in found if isinstance(p, GameObject)}
-        self._states = {a: s for a, s in state.get("states", {}).items() if self.world.find(a)}
+        self._states = {a: s for a, s in state.states.items() if self.world.find(a)}
         self._last_view = None

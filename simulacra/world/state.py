@@ -8,6 +8,7 @@ that differs from its default and from "idle" ("coffee machine is brewing coffee
 from __future__ import annotations
 
 from simulacra.errors import UserError
+from simulacra.state import State
 from simulacra.world.core import World
 from simulacra.world.events import Event
 from simulacra.world.grid import Tile
@@ -18,6 +19,14 @@ def _state_words(text: str) -> str:
     # People type "is burning"; the predicate is already "is".
     text = " ".join(text.split())
     return text[3:] if text.lower().startswith("is ") else text
+
+
+class WorldSnapshot(State):
+    """Where each agent stands, what it is doing, the objects not in their default state."""
+
+    agents: dict[str, Tile] = {}
+    actions: dict[str, tuple[str, str, str]] = {}  # agent -> (predicate, object, description)
+    objects: dict[str, str] = {}
 
 
 class WorldState:
@@ -148,18 +157,16 @@ class WorldState:
 
     # -- checkpoints -------------------------------------------------------------------------
 
-    def get_state(self) -> dict:
-        return {
-            "agents": {a: list(t) for a, t in self._tiles.items()},
-            "actions": {a: list(v) for a, v in self._actions.items()},
-            "objects": dict(self._object_states),
-        }
+    def get_state(self) -> WorldSnapshot:
+        return WorldSnapshot(
+            agents=dict(self._tiles), actions=dict(self._actions), objects=dict(self._object_states)
+        )
 
-    def set_state(self, state: dict) -> None:
-        self._tiles = {a: (int(t[0]), int(t[1])) for a, t in state.get("agents", {}).items()}
-        self._actions = {a: (v[0], v[1], v[2]) for a, v in state.get("actions", {}).items()}
+    def set_state(self, state: WorldSnapshot) -> None:
+        self._tiles = dict(state.agents)
+        self._actions = dict(state.actions)
         # A world edited between checkpoint and resume may have lost objects: drop them
         # rather than fail, their state has nowhere to live.
         self._object_states = {
-            a: s for a, s in state.get("objects", {}).items() if self.world.find(a) is not None
+            a: s for a, s in state.objects.items() if self.world.find(a) is not None
         }
