@@ -18,7 +18,7 @@ from typing import Literal
 from simulacra.evaluation import wording
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.dates import other_day
-from simulacra.evaluation.daylog import DayLog, Doing, PlanItem, read_day_log
+from simulacra.evaluation.daylog import DayLog, Doing, PlannedStretch, read_day_log
 from simulacra.evaluation.records import DAY_SUMMARY, EvalRecord, eval_dir, write_summary
 
 
@@ -119,7 +119,7 @@ def judge(log: DayLog) -> DayResult:
     return found.result(log)
 
 
-def _judge_doing(found, log: DayLog, name: str, doing: Doing, blocks: list[PlanItem]) -> None:
+def _judge_doing(found, log: DayLog, name: str, doing: Doing, blocks: list[PlannedStretch]) -> None:
     t, text = doing.start, doing.activity
     _judge_phrase(found, log, name, t, t.date(), "activity", text)
     for place in doing.places:
@@ -127,7 +127,7 @@ def _judge_doing(found, log: DayLog, name: str, doing: Doing, blocks: list[PlanI
     found.add(FindingKind.OVERRUN, name, t, "activity", text, overrun(doing, blocks))
 
 
-def _judge_plan_item(found, log: DayLog, name: str, day: date, item: PlanItem) -> None:
+def _judge_plan_item(found, log: DayLog, name: str, day: date, item: PlannedStretch) -> None:
     span = f"{item.start:%H:%M}" + (f"-{item.end:%H:%M}" if item.end else "")
     _judge_phrase(found, log, name, item.start, day, "plan", item.activity, shown=span)
 
@@ -155,7 +155,7 @@ def _judge_lines(found, log: DayLog) -> None:
             earlier.append(text)
 
 
-def overrun(doing: Doing, blocks: list[PlanItem]) -> str | None:
+def overrun(doing: Doing, blocks: list[PlannedStretch]) -> str | None:
     """An action held more than twice as long as the plan block it began in, or past the
     end of the plan item after it (and in both cases past its block by more than LATE)."""
     stretches = _stretches(blocks)
@@ -177,7 +177,7 @@ def overrun(doing: Doing, blocks: list[PlanItem]) -> str | None:
     return None
 
 
-def _stretches(blocks: list[PlanItem]) -> list[tuple[datetime, datetime, str]]:
+def _stretches(blocks: list[PlannedStretch]) -> list[tuple[datetime, datetime, str]]:
     """Blocks in time order, those of one activity running on (sleep over midnight) joined."""
     out: list[tuple[datetime, datetime, str]] = []
     for b in blocks:

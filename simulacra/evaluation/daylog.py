@@ -58,7 +58,7 @@ class Stay:
 
 
 @dataclass(frozen=True)
-class PlanItem:
+class PlannedStretch:
     """A block of the hourly schedule (with its end), or an item of the day plan's broad
     strokes (``end`` None: it lasts until the next)."""
 
@@ -100,14 +100,14 @@ class DayLog:
     step: int  # steps logged
     doings: dict[str, list[Doing]] = field(default_factory=dict)
     stays: dict[str, list[Stay]] = field(default_factory=dict)
-    schedules: dict[str, dict[date, list[PlanItem]]] = field(default_factory=dict)
-    outlines: dict[str, dict[date, list[PlanItem]]] = field(default_factory=dict)
+    schedules: dict[str, dict[date, list[PlannedStretch]]] = field(default_factory=dict)
+    outlines: dict[str, dict[date, list[PlannedStretch]]] = field(default_factory=dict)
     states: list[StateChange] = field(default_factory=list)
     conversations: list[Conversation] = field(default_factory=list)
     memories: dict[str, list[Remembered]] = field(default_factory=dict)
     plans: dict[str, list[DayPlanRecord]] = field(default_factory=dict)  # every one, as made
 
-    def blocks(self, name: str) -> list[PlanItem]:
+    def blocks(self, name: str) -> list[PlannedStretch]:
         """Every schedule block of ``name``, in time order (the last plan made for a day)."""
         days = self.schedules.get(name, {})
         return sorted((b for d in sorted(days) for b in days[d]), key=lambda b: b.start)
@@ -212,7 +212,7 @@ def _add_plans(log: DayLog, record: StepRecord) -> None:
         if not plan.blocks:
             continue
         day = plan.blocks[0].start.date()
-        blocks = [PlanItem(b.start, b.end, b.activity) for b in plan.blocks]
+        blocks = [PlannedStretch(b.start, b.end, b.activity) for b in plan.blocks]
         log.schedules.setdefault(name, {})[day] = blocks
     for name, memories in record.memories.items():
         for m in memories:
@@ -220,7 +220,7 @@ def _add_plans(log: DayLog, record: StepRecord) -> None:
                 continue
             day = record.time.date()
             items = [
-                PlanItem(datetime.combine(day, datetime.strptime(t, "%H:%M").time()), None, a)
+                PlannedStretch(datetime.combine(day, datetime.strptime(t, "%H:%M").time()), None, a)
                 for t, a in _ITEM.findall(m.text)
             ]
             log.outlines.setdefault(name, {})[day] = items
