@@ -15,7 +15,7 @@ from benchrun import cost_rows, judge_section
 from simulacra.cognition import dialogue
 from simulacra.evaluation.checks import contains_words
 from simulacra.evaluation.day import DayResult
-from simulacra.evaluation.daylog import Conversation, DayLog, PlanItem
+from simulacra.evaluation.daylog import Conversation, DayLog, PlannedStretch
 from simulacra.evaluation.facts import Fact
 from simulacra.evaluation.town import TownResult
 from simulacra.llm.calllog import read_calls, summarise
@@ -78,8 +78,8 @@ def learned(log: DayLog, fact: Fact) -> list[Learned]:
 def plan_items(log: DayLog, name: str, day: date, fact: Fact) -> list[str]:
     """The items of ``name``'s plans for ``day`` that speak of the party (broad strokes and
     hourly blocks)."""
-    items: list[PlanItem] = log.outlines.get(name, {}).get(day, [])
-    blocks: list[PlanItem] = log.schedules.get(name, {}).get(day, [])
+    items: list[PlannedStretch] = log.outlines.get(name, {}).get(day, [])
+    blocks: list[PlannedStretch] = log.schedules.get(name, {}).get(day, [])
     shown = [f"{i.start:%H:%M} {i.activity}" for i in items if mentions(i.activity, fact)]
     shown += [
         f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}"

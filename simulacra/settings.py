@@ -56,6 +56,12 @@ class LLMSettings(_Section):
         le=64,
         description="calls the in-process model decodes together, each with a context of n_ctx",
     )
+    lookahead: int = Field(
+        6,
+        ge=0,
+        le=32,
+        description="tokens drafted from the prompt per pass where an answer copies it; 0 = off",
+    )
     cache: bool = Field(True, description="record/replay cache of model answers")
     cache_dir: Path = Field(default_factory=default_cache_dir)
     server: str | None = Field(

@@ -63,7 +63,11 @@ def act(request: Request) -> dict:
     activity = re.search(r"minutes, .+? will be (.+?)\.\n", request.user).group(1)
     places = enum(request, "place")
     wanted = [w for key, w in PLACE_WORDS.items() if key.lower() in activity.lower()]
-    chosen = next((p for p in places for w in wanted if w in p), places[0])
+    fitting = [p for p in places if any(w in p for w in wanted)] or places
+    # Of those, the thing whose name shares most words with the activity: the places come in
+    # a fixed order, not by relevance.
+    words = set(re.findall(r"[a-z]+", activity.lower()))
+    chosen = max(fitting, key=lambda p: len(words & set(re.findall(r"[a-z]+", p.split(": ")[-1]))))
     return {"kind_of_place": "a place for it", "place": chosen}
 
 
@@ -110,8 +114,7 @@ def rate(request: Request) -> dict:
     lines = re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE)
     return {
         "ratings": [
-            {"level": "important" if "party" in line.lower() else "minor"}
-            for line in lines
+            {"level": "important" if "party" in line.lower() else "minor"} for line in lines
         ]
     }
 

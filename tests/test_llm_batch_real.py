@@ -105,3 +105,32 @@ def test_a_batched_town_run_reruns_free_and_identical(tmp_path, real_embedder):
     assert again.calls == 0 and again.cache_hits == first.calls
     events = (tmp_path / "first" / EVENTS_FILE).read_bytes()
     assert (tmp_path / "again" / EVENTS_FILE).read_bytes() == events
+
+
+def test_drafting_from_the_prompt_keeps_the_answer_and_skips_passes(tmp_path):
+    """Prompt lookup drafts the tokens an answer copies (a place's address); a token is still
+    sampled at each position from the same logits, so a greedy answer is the same with it."""
+    from simulacra.llm import StructuredModel
+    from simulacra.llm.calllog import CallLog
+    from simulacra.llm.llama import LlamaCppModel
+    from simulacra.llm.resolve import embedded_model
+    from simulacra.settings import Settings
+
+    places = [
+        "The Willows Market and Pharmacy: store: grocery store counter",
+        "Oak Hill College: library: library table",
+        "Isabella Rodriguez's apartment: kitchen: refrigerator",
+    ]
+    Copy = create_model("Copy", __base__=Answer, place=(one_of(places), ...), why=(text(60), ...))
+    task = "Where does Sam buy milk? The places:\n" + "\n".join(f"- {p}" for p in places)
+    answers, logs = [], []
+    for lookahead in (0, 6):
+        settings = Settings().llm
+        settings.lookahead, settings.temperature = lookahead, 0.0
+        log = CallLog(tmp_path / f"calls-{lookahead}.jsonl")
+        model = StructuredModel(LlamaCppModel(embedded_model(), settings), settings, log)
+        answers.append(model.generate(prompt("Sam Moore", task), Copy, seed=1))
+        logs.append(_entries(model)[-1])
+    assert answers[0] == answers[1]
+    assert logs[0]["drafted"] == 0
+    assert 0 < logs[1]["kept"] <= logs[1]["drafted"]

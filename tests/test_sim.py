@@ -160,7 +160,7 @@ def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, wor
     sim.state.place(klaus.name, sim.world.spawn_of(klaus.name))
     assert town.why_not_talk(maria.name, klaus, now) == "far"  # another room
     sim.state.place(klaus.name, beside)
-    klaus.action = Action("sleeping", now, now + timedelta(hours=1), hall, "😴")
+    klaus.action = Action("sleeping", now, now + timedelta(hours=1), hall, "😴", asleep=True)
     assert town.why_not_talk(maria.name, klaus, now) == "asleep"
     klaus.action = Action("talking", now, now, hall, "💬", partner="Isabella Rodriguez")
     assert town.why_not_talk(maria.name, klaus, now) == "busy"
@@ -174,7 +174,7 @@ def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, wor
     sim.state.place("Ana", corner)
     with pytest.raises(UserError, match="Klaus Mueller is talking with Maria Lopez"):
         me.say(klaus.name, "Hello!")
-    klaus.action = Action("sleeping", now, now + timedelta(hours=1), hall, "😴")
+    klaus.action = Action("sleeping", now, now + timedelta(hours=1), hall, "😴", asleep=True)
     with pytest.raises(UserError, match="Klaus Mueller is asleep"):
         me.say(klaus.name, "Hello!")
     sim.state.place("Ana", far_corner)

@@ -43,6 +43,7 @@ def stats(directory: Path) -> None:
         "decode",
         "sample",
         "resampled",
+        "drafts kept",
     ):
         table.add_column(column, justify="left" if column == "template" else "right")
 
@@ -63,6 +64,7 @@ def stats(directory: Path) -> None:
             f"{t.decode_seconds:.1f}",
             f"{t.sample_seconds:.1f}",
             str(t.resampled_tokens),
+            f"{t.kept_tokens}/{t.drafted_tokens}",
         ]
 
     for name, totals in sorted(summary.by_template.items()):

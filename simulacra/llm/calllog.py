@@ -57,6 +57,8 @@ class CallLog:
             "decode_s": round(done.decode_seconds, 4),
             "sample_s": round(done.sample_seconds, 4),
             "resampled": done.resampled_tokens,
+            "drafted": done.drafted_tokens,
+            "kept": done.kept_tokens,
             "cache_hit": done.cache_hit,
             "parsed": parsed,
             "repairs": repairs or [],
@@ -91,6 +93,8 @@ class Totals:
     decode_seconds: float = 0.0
     sample_seconds: float = 0.0
     resampled_tokens: int = 0
+    drafted_tokens: int = 0
+    kept_tokens: int = 0
     parse_failures: int = 0
     repairs: int = 0  # values rewritten by a repair rule
 
@@ -108,6 +112,8 @@ class Totals:
             self.decode_seconds += entry.get("decode_s", 0.0)
             self.sample_seconds += entry.get("sample_s", 0.0)
             self.resampled_tokens += entry.get("resampled", 0)
+            self.drafted_tokens += entry.get("drafted", 0)
+            self.kept_tokens += entry.get("kept", 0)
         if not entry["parsed"]:
             self.parse_failures += 1
         self.repairs += len(entry.get("repairs", ()))  # none in logs from before they were kept

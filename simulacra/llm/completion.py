@@ -50,6 +50,8 @@ class Completion:
     decode_seconds: float = 0.0
     sample_seconds: float = 0.0
     resampled_tokens: int = 0
+    drafted_tokens: int = 0  # drafted from the prompt (prompt lookup), and of them kept
+    kept_tokens: int = 0
 
 
 class Completer(Protocol):

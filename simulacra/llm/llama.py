@@ -125,6 +125,7 @@ class LlamaCppModel:
                     n_batch=settings.n_batch,
                     n_threads=n_threads,
                     saved_bytes=settings.kv_cache_mb << 20,
+                    lookahead=settings.lookahead,
                     detokenize=lambda t: llm.detokenize(t).decode("utf-8", errors="ignore"),
                 )
             except (ValueError, RuntimeError) as e:

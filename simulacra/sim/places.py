@@ -100,7 +100,9 @@ class PlaceChooser:
                 notes[place] = "workplace"
             if room and place.startswith(room):
                 notes[place] = (notes.get(place, "") + ", where they are now").lstrip(", ")
-        return Candidates(chosen, notes)
+        # In a fixed order, not by score: the steps of one block are offered the same places,
+        # and the same list is a prefix the KV cache keeps between an agent's calls.
+        return Candidates(sorted(chosen), notes)
 
 
 def bed_of(world: World, persona: ResidentPersona) -> str:
