@@ -49,7 +49,7 @@ MIN_RESTORE = 32
 LOOKUP_NGRAM = 3
 LOOKAHEAD = 6
 MIN_KEPT_SHARE = 0.3
-DRAFT_TRIAL = 24  # drafted tokens before the share kept is judged
+DRAFT_TRIAL = 24  # drafted tokens before the share kept is judged, for a call and a template
 
 _TOKEN_DATA = np.dtype([("id", np.int32), ("logit", np.float32), ("p", np.float32)])
 
@@ -115,6 +115,9 @@ class BatchDecoder:
         self._lib = llama_cpp
         self.n_parallel = n_parallel
         self.lookahead = lookahead
+        # Per template, tokens drafted and kept so far: answers that copy little of their
+        # prompt (an emoji word, a state) stop being drafted for after a trial.
+        self._drafts: dict[str, list[int]] = {}
         self.n_batch = n_batch
         self._detokenize = detokenize
         params = llama_cpp.llama_context_params.from_buffer_copy(llm.context_params)
@@ -356,8 +359,9 @@ class BatchDecoder:
         room = min(self.lookahead, job.max_tokens - len(job.answer) - 1)
         if room <= 0 or len(job.answer) < LOOKUP_NGRAM:
             return []
-        if job.drafted >= DRAFT_TRIAL and job.kept < MIN_KEPT_SHARE * job.drafted:
-            return []
+        for drafted, kept in ((job.drafted, job.kept), self._drafts.get(job.kind, (0, 0))):
+            if drafted >= DRAFT_TRIAL and kept < MIN_KEPT_SHARE * drafted:
+                return []
         seen = job.tokens + job.answer
         tail = seen[-LOOKUP_NGRAM:]
         last = len(seen) - LOOKUP_NGRAM
@@ -414,6 +418,9 @@ class BatchDecoder:
             kept_tokens=job.kept,
         )
         self._saved.save(self, slot, f"{job.kind}\0{job.key}")
+        tally = self._drafts.setdefault(job.kind, [0, 0])
+        tally[0] += job.drafted
+        tally[1] += job.kept
         with self._cond:
             self._release(slot, keep=True)
             self._cond.notify_all()
@@ -427,7 +434,7 @@ class BatchDecoder:
         if not keep:  # a failed call: what the sequence holds is not known to be whole
             lib.llama_memory_seq_rm(self._mem, slot.seq, -1, -1)
             slot.held, slot.key = [], None
-        slot.job, slot.pending = None, []
+        slot.job, slot.pending, slot.draft = None, [], []
 
 
 class SavedPrefixes:
