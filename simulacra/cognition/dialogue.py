@@ -100,11 +100,6 @@ def utterance_for(history: Sequence[object] = (), **_: object) -> type[_Spoken]:
     return ReplyAnswer if history else UtteranceAnswer
 
 
-class AfterChat(Answer):
-    for_planning: text(200, "what to remember for planning")
-    memo: text(200, "what they think of it")
-
-
 def next_line(
     agent: Mind,
     partner: str,

@@ -6,10 +6,12 @@ this protocol, so wrappers stack around any backend.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-from dataclasses import asdict, dataclass
-from typing import Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -23,10 +25,14 @@ class Request:
     top_p: float
     seed: int
     presence_penalty: float = 0.0  # lowers the odds of a token already in the recent output
+    # The template's variables (see Prompt): for the scripted test model; never sent, no key.
+    variables: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def key(self, model_identity: str) -> str:
         """What the record/replay cache is keyed by: model, template, prompt, schema, sampling."""
-        fields = asdict(self)
+        fields = {
+            f.name: getattr(self, f.name) for f in dataclasses.fields(self) if f.name != "variables"
+        }
         if not self.presence_penalty:
             # Keys from before the penalty existed stay valid: recorded runs replay as before.
             del fields["presence_penalty"]

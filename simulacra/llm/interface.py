@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TypeVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -26,6 +26,9 @@ class Prompt:
     agent: str | None = None
     temperature: float | None = None  # the template's own, else the model's setting
     presence_penalty: float = 0.0  # the template's own: lists that fall into repeating
+    # What the template was rendered with: for the scripted test model, which answers from
+    # them rather than by reading the text. Not part of what the model is sent.
+    variables: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 class ModelOutputError(RuntimeError):

@@ -28,9 +28,30 @@ class Answer(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def text(max_length: int, description: str | None = None) -> Any:
+def text(max_length: int, description: str | None = None, min_length: int = 1) -> Any:
     """A bounded, non-empty string field type."""
-    return Annotated[str, Field(min_length=1, max_length=max_length, description=description)]
+    return Annotated[
+        str, Field(min_length=min_length, max_length=max_length, description=description)
+    ]
+
+
+# Text that starts like a sentence: a small model that copies the "<...>" placeholder of the
+# shape sentence, or starts with blanks, cannot. The pattern bounds the length (the grammar
+# follows the pattern, not maxLength).
+_PROSE = r'^[^< "\\\x00-\x1f\x7f][^"\\\x00-\x1f\x7f]{%d,%d}$'
+
+
+def prose(max_length: int, description: str | None, min_length: int = 8) -> Any:
+    """A bounded text that starts like a sentence (the feed's answers)."""
+    return Annotated[
+        str,
+        Field(
+            min_length=min_length,
+            max_length=max_length,
+            pattern=_PROSE % (min_length - 1, max_length - 1),
+            description=description,
+        ),
+    ]
 
 
 # An object's state is a few plain lowercase words ("brewing coffee", "being slept in"), never a

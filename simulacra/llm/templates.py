@@ -1,11 +1,14 @@
 """Prompt templates: ``NAME.prompt.toml`` files beside the code that uses them.
 
-A template file holds a ``description``, the ``schema`` its answer is bound to (``module:attr``,
-a pydantic model or a function of the template's variables returning one), the ``user`` text
-(Jinja2), an ``[example]`` table of variables, so ``simulacra prompts try NAME`` runs it
-without any setup, and ``[[case]]`` tables: variables plus checks on the answer, which
-``simulacra prompts eval`` scores. Every prompt's system text is the shared preamble plus the
-agent's identity: the stable prefix llama.cpp keeps in its KV cache between calls.
+A template file holds all the model reads of one prompt: a ``description``, the ``user`` text
+(Jinja2), the ``[answer]`` its reply is bound to, field by field (see answer.py), ``[words]``
+that the text, the answer and the code share (an option meaning "none", say: variables the
+template sets itself), an ``[example]`` table of variables, so ``simulacra prompts try NAME``
+runs it without any setup, and ``[[case]]`` tables: variables plus checks on the answer, which
+``simulacra prompts eval`` scores. ``schema`` (``module:attr``), when given, names the code
+that builds the answer from the ``[answer]`` table with a base class of its own or options
+made at run time. Every prompt's system text is the shared preamble plus the agent's identity:
+the stable prefix llama.cpp keeps in its KV cache between calls.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from pydantic import BaseModel
 
 from simulacra import gametime
 from simulacra.errors import UserError
+from simulacra.llm.answer import AnswerSpec, build, parse_answer
 from simulacra.llm.fitting import shortened_to_fit
 from simulacra.llm.interface import LanguageModel, Prompt
 from simulacra.llm.repairs import after_parse
+from simulacra.llm.schema import Answer
 from simulacra.textfile import parse_toml
 
 if sys.version_info >= (3, 11):
@@ -59,8 +64,10 @@ class PromptTemplate:
     name: str
     path: Path
     description: str
-    schema_ref: str
+    schema_ref: str | None  # the code that builds the answer, when it adds to the [answer]
     user: str
+    answer: AnswerSpec | None = None
+    words: dict[str, Any] = field(default_factory=dict)  # variables the template sets itself
     example: dict[str, Any] = field(default_factory=dict)
     temperature: float | None = None  # e.g. low for choosing among places
     presence_penalty: float = 0.0  # e.g. for a list the model pads by repeating an item
@@ -69,13 +76,25 @@ class PromptTemplate:
 
     def schema(self, **variables: Any) -> type[BaseModel]:
         """The answer schema; built from the variables when options exist only at run time."""
+        if self.schema_ref is None:
+            return self.answer_model(variables)
         module_name, _, attr = self.schema_ref.partition(":")
         target = getattr(importlib.import_module(module_name), attr)
         if isinstance(target, type) and issubclass(target, BaseModel):
             return target
         return target(**variables)
 
+    def answer_model(
+        self, variables: dict[str, Any] | None = None, *, base: type[Answer] = Answer
+    ) -> type[Answer]:
+        """The model of the [answer] table for these variables, on ``base`` (the code's
+        computed fields and validators)."""
+        if self.answer is None:
+            raise UserError("missing table [answer]", file=self.path, field="answer")
+        return build(self.answer, {**(variables or {}), **self.words}, _env, base=base)
+
     def render(self, *, identity: str = "", agent: str | None = None, **variables: Any) -> Prompt:
+        variables = {**variables, **self.words}
         try:
             user = _compiled(self.path, self.user).render(**variables)
         except jinja2.UndefinedError as e:
@@ -91,6 +110,7 @@ class PromptTemplate:
             agent,
             self.temperature,
             self.presence_penalty,
+            variables,
         )
 
     def ask(
@@ -146,9 +166,21 @@ def load_template(path: Path) -> PromptTemplate:
         data = parse_toml(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as e:
         raise UserError(f"not valid TOML: {e}", file=path) from None
-    for key in ("description", "schema", "user"):
+    for key in ("description", "user"):
         if not isinstance(data.get(key), str):
             raise UserError(f"missing text field {key!r}", file=path, field=key)
+    if not isinstance(data.get("schema", ""), str):
+        raise UserError("expected module:name", file=path, field="schema")
+    if "schema" not in data and "answer" not in data:
+        raise UserError(
+            "missing table [answer]",
+            file=path,
+            field="answer",
+            fix="describe the answer's fields in [[answer.field]] tables",
+        )
+    words = data.get("words", {})
+    if not isinstance(words, dict):
+        raise UserError("expected a table", file=path, field="words")
     for key, low, high in (("temperature", 0.0, 2.0), ("presence_penalty", -2.0, 2.0)):
         value = data.get(key, 0.0)
         if (
@@ -166,8 +198,10 @@ def load_template(path: Path) -> PromptTemplate:
         name=path.name.removesuffix(SUFFIX),
         path=path,
         description=data["description"].strip(),
-        schema_ref=data["schema"],
+        schema_ref=data.get("schema"),
         user=data["user"],
+        answer=parse_answer(data["answer"], path) if "answer" in data else None,
+        words=words,
         example=data.get("example", {}),
         temperature=data.get("temperature"),
         presence_penalty=data.get("presence_penalty", 0.0),
