@@ -14,18 +14,17 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from pydantic import Field, computed_field, create_model
+from pydantic import computed_field
 
 from simulacra import gametime
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.schema import Answer, YesNo, activity_phrase, one_of, text
+from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 
 DECIDE = template_beside(__file__, "decide")
 PHRASES = phrases_beside(__file__, "decide")
-
-MINUTES = (5, 10, 15, 30, 60)
+WORDS = DECIDE.words
 
 
 class OptionKind(str, Enum):
@@ -36,9 +35,6 @@ class OptionKind(str, Enum):
     REACT = "react"
 
 
-NOBODY = "nobody"
-
-
 class _Decided(Answer):
     """Plain questions, one per kind of option (the feed design's lesson: split a decision),
     and the choice made from their answers."""
@@ -46,25 +42,17 @@ class _Decided(Answer):
     @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
     @property
     def decision(self) -> str:
-        if self.emergency is YesNo.YES:
+        if self.emergency == WORDS["yes"]:
             return OptionKind.REACT.value
-        partner = getattr(self, "talk_to", NOBODY)
-        return (
-            f"{OptionKind.TALK.value} {partner}" if partner != NOBODY else OptionKind.CARRY_ON.value
-        )
+        partner = getattr(self, "talk_to", WORDS["nobody"])
+        if partner == WORDS["nobody"]:
+            return OptionKind.CARRY_ON.value
+        return f"{OptionKind.TALK.value} {partner}"
 
 
-def decision_for(people: Sequence[str] = (), **_: object) -> type[Answer]:
-    fields: dict[str, Any] = {
-        # A thought first: small models decide better after naming what they see.
-        "thought": (text(100, "what they make of it"), ...),
-        "emergency": (YesNo, Field(description="an emergency")),
-    }
-    if people:
-        fields["talk_to"] = (one_of([*people, NOBODY]), Field(description="whom, or nobody"))
-    fields["instead"] = (activity_phrase(60, "in an emergency, what they do instead"), ...)
-    fields["minutes"] = (one_of(MINUTES), Field(description="for how many minutes"))
-    return create_model("Decision", __base__=_Decided, **fields)
+def decision_for(**variables: Any) -> type[Answer]:
+    """The fields of decide.prompt.toml, with the decision made from them."""
+    return DECIDE.answer_model(variables, base=_Decided)
 
 
 @dataclass(frozen=True)
@@ -104,7 +92,6 @@ def decide(
         observation=observation,
         memories=list(memories.values()),
         people=list(people),
-        nobody=NOBODY,
     )
     talk = f"{OptionKind.TALK.value} "
     if answer.decision.startswith(talk):
