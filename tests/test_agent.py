@@ -313,7 +313,9 @@ def test_the_one_spoken_to_answers_an_opening_that_would_end_the_talk(build, tmp
 
 
 def test_a_line_cut_by_its_bound_keeps_its_whole_sentences():
-    from simulacra.cognition.dialogue import ReplyAnswer
+    from simulacra.cognition.dialogue import utterance_for
+
+    ReplyAnswer = utterance_for(history=["a line before"])  # noqa: N806 (a class)
 
     cut = "Maria Lopez: Hello Klaus! I remember our study sessions. It was so exciting to see a"
     answer = ReplyAnswer(heard="a greeting", says=cut, end=False)
@@ -322,7 +324,9 @@ def test_a_line_cut_by_its_bound_keeps_its_whole_sentences():
 
 
 def test_a_line_stops_where_the_model_goes_on_as_the_other_speaker():
-    from simulacra.cognition.dialogue import ReplyAnswer
+    from simulacra.cognition.dialogue import utterance_for
+
+    ReplyAnswer = utterance_for(history=["a line before"])  # noqa: N806 (a class)
 
     # Seed 7's morning run: Maria's answer carried Klaus's next line.
     said = "I don't know about that. Klaus Mueller: I'm writing a research paper on it."

@@ -10,16 +10,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated
+from typing import Any
 
-from pydantic import AfterValidator, ValidationInfo, field_validator
+from pydantic import ValidationInfo, field_validator
 
 from simulacra import gametime
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.repairs import reject, repair, rule
-from simulacra.llm.schema import Answer, text
+from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
 
@@ -71,10 +71,15 @@ def _whole_sentences(words: str) -> str:
     return words[: ends[-1]] if ends else words
 
 
-Words = Annotated[text(280, "their own words only, without a name"), AfterValidator(_words_only)]
-
-
 class _Spoken(Answer):
+    """The fields of respond.prompt.toml, with a line's words kept alone and a question
+    keeping the talk going."""
+
+    @field_validator("says", check_fields=False)
+    @classmethod
+    def _words_alone(cls, says: str) -> str:
+        return _words_only(says)
+
     @field_validator("end", check_fields=False)
     @classmethod
     def _a_question_keeps_it_going(cls, end: bool, info: ValidationInfo) -> bool:
@@ -83,21 +88,8 @@ class _Spoken(Answer):
         return repair(QUESTION_GOES_ON, end, lambda e: e and not asks)
 
 
-class UtteranceAnswer(_Spoken):
-    says: Words
-    end: bool
-
-
-class ReplyAnswer(_Spoken):
-    # What was just asked named first: without it small models echo the question back. (A
-    # field named "about" made them narrate in the third person instead.)
-    heard: text(80, "what the other just said or asked, in a few words")
-    says: Words
-    end: bool
-
-
-def utterance_for(history: Sequence[object] = (), **_: object) -> type[_Spoken]:
-    return ReplyAnswer if history else UtteranceAnswer
+def utterance_for(**variables: Any) -> type[Answer]:
+    return RESPOND.answer_model(variables, base=_Spoken)
 
 
 def next_line(
@@ -107,7 +99,7 @@ def next_line(
     *,
     now: datetime,
     setting: str,
-) -> UtteranceAnswer:
+) -> Answer:
     query = PHRASES.text("query", partner=partner, last=lines[-1].text if lines else "")
     k = agent.settings.conversation.memories_about_partner
     # Not earlier transcripts: small models recite an old line word for word. What a talk
