@@ -10,7 +10,6 @@ from datetime import datetime, timedelta
 
 from simulacra.llm.interface import LanguageModel
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.schema import Answer, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind
 from simulacra.memory.stream import MemoryStream
@@ -21,25 +20,20 @@ PHRASES = phrases_beside(__file__, "summary")
 _NOT_PLANS = tuple(kind for kind in Kind if kind is not Kind.PLAN)
 
 
-class Summary(Answer):
-    core_characteristics: text(240, "their core characteristics")
-    occupation: text(200, "their current daily occupation")
-    feeling: text(240, "how they feel about their recent progress")
+# The summary's fields are in summary.prompt.toml; one class, as the agent's state keeps it.
+Summary = SUMMARY.answer_model()
 
 
 def identity(persona: Persona, summary: Summary | None, currently: str = "") -> str:
     """Who the agent is, in a few lines: the head of every one of its prompts."""
-    lines = [f"Name: {persona.name} (age {persona.age})", f"Innate traits: {persona.innate}"]
-    if summary is not None:
-        lines += [
-            f"Core characteristics: {summary.core_characteristics}",
-            f"Occupation: {summary.occupation}",
-            f"Feeling about recent progress: {summary.feeling}",
-        ]
-    currently = currently or persona.currently
-    if currently:
-        lines.append(f"Currently: {currently}")
-    return "\n".join(lines)
+    return PHRASES.text(
+        "identity",
+        name=persona.name,
+        age=persona.age,
+        innate=persona.innate,
+        summary=summary,
+        currently=currently or persona.currently,
+    )
 
 
 def stale(refreshed_at: datetime | None, now: datetime, refresh_hours: float) -> bool:
