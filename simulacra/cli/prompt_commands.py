@@ -34,7 +34,7 @@ def prompts_list() -> None:
     for name, template in all_templates().items():
         table.add_row(
             name,
-            template.schema_ref.split(":")[-1],
+            template.schema(**template.example).__name__,  # the answer's title
             template.description,
             str(template.path.relative_to(template.path.parents[2])),
         )

@@ -3,12 +3,7 @@
 from __future__ import annotations
 
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.schema import Answer, text
 from simulacra.llm.templates import template_beside
 
 INTERVIEW = template_beside(__file__, "interview")
 PHRASES = phrases_beside(__file__, "interview")
-
-
-class InterviewAnswer(Answer):
-    answer: text(500, "the answer, in the first person")

@@ -42,11 +42,6 @@ def is_sleeping(activity: str) -> bool:
 STEP_MINUTES = (5, 10, 15)
 
 
-class NewDay(Answer):
-    currently: text(400, "what they are up to now")
-    yesterday: text(300, "yesterday in brief")
-
-
 def day_plan_for(
     usual_wake: str, usual_sleep: str, wake_options: list[str] | None = None, **_: object
 ) -> type[Answer]:

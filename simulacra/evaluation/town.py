@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
@@ -32,18 +32,12 @@ from simulacra.evaluation.records import (
 )
 from simulacra.evaluation.runview import Interviewees, RunView, streams_at_start
 from simulacra.llm import LanguageModel
-from simulacra.llm.schema import Answer, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import MemoryStream
 
 QUESTION = template_beside(__file__, "town_question")
 PAPER_DENSITY = (0.167, 0.74)
 PAPER_HALLUCINATION = (6, 453)
-
-
-class KnowsAnswer(Answer):
-    answer: text(300, "the answer, in the first person")
-    knows: bool = Field(description="whether the answer says they know it")
 
 
 class Diffusion(BaseModel):
