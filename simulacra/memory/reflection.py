@@ -9,13 +9,9 @@ evidence, so reflections on reflections form a tree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
-from pydantic import Field, create_model
-
 from simulacra.llm.interface import LanguageModel
-from simulacra.llm.schema import Answer, one_of, text
 from simulacra.llm.templates import template_beside
 from simulacra.memory import importance
 from simulacra.memory.record import Kind, MemoryRecord, NewMemory
@@ -24,27 +20,6 @@ from simulacra.settings import ReflectionSettings
 
 QUESTIONS = template_beside(__file__, "reflection_questions")
 INSIGHTS = template_beside(__file__, "reflection_insights")
-
-
-def questions_for(count: int, **_: object) -> type[Answer]:
-    return create_model(
-        "Questions",
-        __base__=Answer,
-        questions=(list[text(120, "a question")], Field(min_length=count, max_length=count)),
-    )
-
-
-def insights_for(memories: Sequence[str], count: int, **_: object) -> type[Answer]:
-    numbers = one_of(range(1, len(memories) + 1))
-    insight = create_model(
-        "Insight",
-        __base__=Answer,
-        insight=(text(200, "one sentence"), ...),
-        because=(list[numbers], Field(min_length=1, max_length=5, description="statement numbers")),
-    )
-    return create_model(
-        "Insights", __base__=Answer, insights=(list[insight], Field(min_length=1, max_length=count))
-    )
 
 
 def due(importance_since_last: int, settings: ReflectionSettings) -> bool:
