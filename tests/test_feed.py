@@ -160,7 +160,7 @@ text = "idol groups and their live stages were great"
 
 
 def test_the_reply_target_is_an_enum_of_the_chain_without_the_agent_own(tmp_path, feed):
-    schema = json_schema(reaction_for([1, 2, 4], interests=["idols"]))
+    schema = json_schema(reaction_for(options=[1, 2, 4], interests=["idols"]))
     assert schema["properties"]["interest"]["enum"] == ["idols", "none of them"]
     assert schema["properties"]["target"]["enum"] == [1, 2, 4]
     assert schema["properties"]["reaction"] == {"$ref": "#/$defs/Choice"}

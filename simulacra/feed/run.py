@@ -230,7 +230,7 @@ class FeedRun:
             if on_decision is not None:
                 on_decision(agent, message, decision)
             facts: list[str] = []
-            if decision.reaction == steps.Choice.REACT.value:
+            if decision.reaction == steps.REACTING:
                 chain = self.board.chain(decision.reply or message.id)
                 facts = steps.insight(agent, [_said(m) for m in chain])
                 self.board.set_facts(agent.name, message.id, facts)
@@ -278,7 +278,7 @@ class FeedRun:
             recent=recent,
         )
         choice = answer.decision.value
-        if choice == steps.Choice.IGNORE.value:
+        if choice == steps.IGNORING:
             return self.board.record(
                 FeedDecision(agent.name, message.id, at, choice, answer.thought, recent=recent),
                 None,

@@ -1,19 +1,19 @@
 """The five steps of a feed agent (the AI-DOL design): observe, react, action, insight,
-summarise. Each is one template with a grammar-bound answer; this module holds the answer
-schemas and the calls, and knows nothing of storage or scheduling."""
+summarise. Each is one template with a grammar-bound answer; this module holds the calls
+and what the answers decide, and knows nothing of storage or scheduling."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import Field, computed_field, create_model
+from pydantic import computed_field
 
 from simulacra.agent import GenerativeAgent
 from simulacra.llm.repairs import reject, rule
-from simulacra.llm.schema import Answer, json_schema, one_of
+from simulacra.llm.schema import Answer, json_schema
 from simulacra.llm.templates import PromptTemplate, template_beside
 from simulacra.memory.record import MemoryRecord
 
@@ -24,49 +24,15 @@ INSIGHT = template_beside(__file__, "feed_insight")
 SUMMARISE = template_beside(__file__, "feed_summarise")
 
 
-class Choice(str, Enum):
-    REACT = "react"
-    IGNORE = "ignore"
-
-
-# Text that starts like a sentence: a small model that copies the "<...>" placeholder of the
-# shape sentence, or starts with blanks, cannot. The pattern bounds the length (the grammar
-# follows the pattern, not maxLength).
-_PROSE = r'^[^< "\\\x00-\x1f\x7f][^"\\\x00-\x1f\x7f]{%d,%d}$'
-
-
-def prose(max_length: int, description: str, min_length: int = 8):
-    return Annotated[
-        str,
-        Field(
-            min_length=min_length,
-            max_length=max_length,
-            pattern=_PROSE % (min_length - 1, max_length - 1),
-            description=description,
-        ),
-    ]
-
-
-class RecentMind(Answer):
-    summary: prose(300, "two or three sentences about what is on their mind")
-
-
-class Reply(Answer):
-    reply: prose(280, "the reply, one to three short sentences", min_length=2)
-
-
-class Insights(Answer):
-    facts: list[prose(200, "a neutral statement of an event")] = Field(min_length=1, max_length=2)
-
-
-class Folded(Answer):
-    statements: list[prose(240, "a short statement")] = Field(min_length=1, max_length=2)
-
-
-NONE_OF_THEM = "none of them"
+# The words the code tells apart, as the template shows them to the model.
+NONE_OF_THEM = REACT.words["none_of_them"]
+REACTING = REACT.words["react"]
+IGNORING = REACT.words["ignore"]
 
 
 class _Reacted(Answer):
+    """The fields of feed_react.prompt.toml, with the decision made from them."""
+
     @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
     @property
     def on_interests(self) -> bool:
@@ -74,28 +40,13 @@ class _Reacted(Answer):
 
     @computed_field
     @property
-    def decision(self) -> Choice:
+    def decision(self) -> Enum:
         """What the agent does: off its interests it ignores, whatever it decided."""
-        return self.reaction if self.on_interests else Choice.IGNORE
+        return self.reaction if self.on_interests else type(self.reaction)(IGNORING)
 
 
-def reaction_for(
-    options: Sequence[int], interests: Sequence[str] = (), **_: object
-) -> type[Answer]:
-    """What the message is about and which interest that is first (the design's lesson: split
-    a decision into plain questions; a small model asked "is it one of them?" says yes), then a
-    thought, then the decision, then the target: one of the ids of the thread chain, so a reply
-    can only go to a message in it.
-    """
-    return create_model(
-        "Reaction",
-        __base__=_Reacted,
-        topic=(prose(80, "what the newest message is about", min_length=3), ...),
-        interest=(one_of([*interests, NONE_OF_THEM]), Field(description="the interest")),
-        thought=(prose(200, "one or two sentences of reasoning"), ...),
-        reaction=(Choice, ...),
-        target=(one_of(list(options)), ...),
-    )
+def reaction_for(**variables: Any) -> type[Answer]:
+    return REACT.answer_model(variables, base=_Reacted)
 
 
 @dataclass(frozen=True)
@@ -123,7 +74,6 @@ def react(
     return agent.ask(
         REACT,
         interests=list(interests),
-        none=NONE_OF_THEM,
         recent=recent,
         chain=[vars(m) for m in chain],
         newest=newest.id,
