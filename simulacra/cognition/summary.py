@@ -26,7 +26,7 @@ Summary = SUMMARY.answer_model()
 
 def identity(persona: Persona, summary: Summary | None, currently: str = "") -> str:
     """Who the agent is, in a few lines: the head of every one of its prompts."""
-    return PHRASES.text(
+    return PHRASES.raw(
         "identity",
         name=persona.name,
         age=persona.age,

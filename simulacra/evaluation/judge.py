@@ -14,6 +14,7 @@ from functools import cache
 from itertools import permutations
 from pathlib import Path
 from string import ascii_uppercase
+from typing import Any
 
 from simulacra.evaluation.records import (
     JUDGMENTS_FILE,
@@ -25,7 +26,8 @@ from simulacra.evaluation.records import (
 )
 from simulacra.evaluation.runview import RunView
 from simulacra.llm import LanguageModel
-from simulacra.llm.schema import Answer, one_of
+from simulacra.llm.phrases import phrases_beside
+from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.world.tree import split_address
 
@@ -35,8 +37,9 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 JUDGE = template_beside(__file__, "judge")
+PHRASES = phrases_beside(__file__, "judge")
 MAX_CONDITIONS = 5  # 5! = 120 rankings is the largest enum a judge is offered
-SEP = ">"
+SEP = JUDGE.words["sep"]
 
 
 def rankings(labels: Sequence[str]) -> list[str]:
@@ -45,15 +48,9 @@ def rankings(labels: Sequence[str]) -> list[str]:
     return [SEP.join(p) for p in permutations(labels)]
 
 
-@cache
-def _ranking_model(labels: tuple[str, ...]) -> type[Answer]:
-    from pydantic import create_model
-
-    return create_model("Ranking", __base__=Answer, ranking=(one_of(rankings(labels)), ...))
-
-
-def ranking_schema(*, labels: Sequence[str], **_: object) -> type[Answer]:
-    return _ranking_model(tuple(labels))
+def ranking_schema(**variables: Any) -> type[Answer]:
+    """The answer of judge.prompt.toml: one of the rankings of its ``labels``."""
+    return JUDGE.answer_model({**variables, "rankings": rankings(variables["labels"])})
 
 
 @cache
@@ -71,22 +68,19 @@ def life_digest(run: RunView, name: str) -> list[str]:
                 if other != name:
                     talks[other] += 1
     if talks:
-        lines.append(
-            "talked with "
-            + ", ".join(f"{p} ({n} conversation{'s' * (n != 1)})" for p, n in talks.items())
-        )
+        lines.append(PHRASES.raw("talked_with", talks=list(talks.items())))
     else:
-        lines.append("talked with no one")
+        lines.append(PHRASES.raw("talked_with_no_one"))
     seconds: dict[str, float] = defaultdict(float)
     for stay in run.stays.get(name, []):
-        where = split_address(stay.place)[0] or "the street"
+        where = split_address(stay.place)[0] or PHRASES.raw("street")
         seconds[where] += (stay.end - stay.start).total_seconds()
     top = sorted(seconds, key=lambda w: -seconds[w])[:4]
     if top:
-        lines.append("spent most time at " + ", ".join(top))
+        lines.append(PHRASES.raw("spent_most_time", places=top))
     plans = run.day_plans.get(name, [])
     if plans:
-        lines.append("last day plan: " + "; ".join(plans[-1][1:])[:400])
+        lines.append(PHRASES.raw("last_plan", plan="; ".join(plans[-1][1:])[:400]))
     return lines
 
 

@@ -40,6 +40,14 @@ class Phrases:
             raise UserError("expected a text", file=self.path, field=f"{self.section}.{key}")
         return self._render(key, source, variables)
 
+    def raw(self, key: str, **variables: Any) -> str:
+        """The text as rendered, not stripped: where a variable's own blanks at its end must
+        stay (a model's words, a text cut at a bound), as when it was an f-string."""
+        source = self._get(key)
+        if not isinstance(source, str):
+            raise UserError("expected a text", file=self.path, field=f"{self.section}.{key}")
+        return self._render(key, source, variables, strip=False)
+
     def texts(self, key: str, **variables: Any) -> list[str]:
         sources = self._get(key)
         if not isinstance(sources, list):
@@ -53,9 +61,12 @@ class Phrases:
             raise UserError("missing phrase", file=self.path, field=f"{self.section}.{key}")
         return self.table[key]
 
-    def _render(self, key: str, source: str, variables: dict[str, Any]) -> str:
+    def _render(
+        self, key: str, source: str, variables: dict[str, Any], *, strip: bool = True
+    ) -> str:
         try:
-            return _compiled(source).render(**variables).strip()
+            text = _compiled(source).render(**variables)
+            return text.strip() if strip else text
         except jinja2.UndefinedError as e:
             raise UserError(
                 f"phrase variable missing: {e.message}",
