@@ -11,14 +11,13 @@ together, the examples of object states pulled small models towards the objects 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from pydantic import Field, create_model
+from typing import Any
 
 from simulacra.cognition.emoji import NAMES, emoji
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.repairs import repair, rule
-from simulacra.llm.schema import Answer, one_of, state_phrase, text
+from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.world.tree import split_address
 
@@ -27,28 +26,9 @@ EVENT = template_beside(__file__, "event")
 PHRASES = phrases_beside(__file__, "act")
 
 
-def place_for(
-    places: list[str], activity: str = "it", purpose: str = "", **_: object
-) -> type[Answer]:
-    return create_model(
-        "Place",
-        __base__=Answer,
-        # Naming the kind of place first keeps small models from taking the first one listed;
-        # for the block a step is part of, or "taking a seat" for a class went to the kitchen.
-        kind_of_place=(text(60, f"the kind of place for {(purpose or activity)[:60]}"), ...),
-        # The options spelled again here, right before the answer: pointed to "the list
-        # above" instead, the 1.5B put a breakfast at the desk in 3 of 3 samples.
-        place=(one_of(places), Field(description="a place from the list")),
-    )
-
-
-def event_for(thing: str | None = None, **_: object) -> type[Answer]:
-    fields: dict = {"emoji": (one_of(NAMES), Field(description="emoji word"))}
-    if thing:
-        fields["object_state"] = (state_phrase(40, f"what the {thing[:30]} is doing"), ...)
-    fields["verb"] = (text(24, "verb"), ...)
-    fields["target"] = (text(40, "what or whom"), ...)
-    return create_model("Event", __base__=Answer, **fields)
+def event_for(**variables: Any) -> type[Answer]:
+    """The answer of event.prompt.toml, its emoji one of every word emoji.py shows."""
+    return EVENT.answer_model({**variables, "emoji_words": NAMES})
 
 
 @dataclass(frozen=True)
