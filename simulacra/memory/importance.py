@@ -4,38 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Annotated
-
-from pydantic import AfterValidator, Field, create_model
 
 from simulacra.llm.interface import LanguageModel
-from simulacra.llm.schema import Answer, one_of
 from simulacra.llm.templates import template_beside
 from simulacra.memory.record import Kind, NewMemory
 
 IMPORTANCE = template_beside(__file__, "importance")
 
-# Small models answer a 1-10 scale with 10 for everything; they pick a described level well.
-# The grammar offers the words, the answer carries the paper's 1-10 number.
-LEVELS = {"trivial": 1, "minor": 3, "notable": 5, "important": 8, "life-changing": 10}
-Rating = Annotated[one_of(list(LEVELS)), AfterValidator(LEVELS.__getitem__)]
-
 # Reverie gives "is idle" events importance 1 without asking the model; so do we.
 TRIVIAL = 1
-
-
-class Rated(Answer):
-    level: Rating
-
-
-def ratings_for(memories: Sequence[str], **_: object) -> type[Answer]:
-    """Exactly one rating per memory, so a batch is scored in one call."""
-    n = len(memories)
-    return create_model(
-        "Ratings",
-        __base__=Answer,
-        ratings=(list[Rated], Field(min_length=n, max_length=n)),
-    )
 
 
 def is_trivial(memory: NewMemory) -> bool:
