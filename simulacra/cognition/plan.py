@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import field
 from datetime import date, datetime, time, timedelta
+from typing import Any
 
 from pydantic import Field, GetCoreSchemaHandler, create_model
 from pydantic.dataclasses import dataclass
@@ -42,33 +43,16 @@ def is_sleeping(activity: str) -> bool:
 STEP_MINUTES = (5, 10, 15)
 
 
-def day_plan_for(
-    usual_wake: str, usual_sleep: str, wake_options: list[str] | None = None, **_: object
-) -> type[Answer]:
-    """Times are an enum of half hours from the earliest wake-up to bedtime, so every item
-    has a real time and the schedule can tell which item is in force at each hour. The
-    wake-up times offered default to those of the default settings (as in the eval's cases)."""
+def day_plan_for(**variables: Any) -> type[Answer]:
+    """The answer of day_plan.prompt.toml: its wake-up times are those given, else those of
+    the default settings (as in the eval's cases); its items' times the half hours from the
+    earliest wake-up to bedtime."""
+    wake_options = variables.get("wake_options")
     if wake_options is None:
         offsets = PlanSettings().wake_offsets_minutes
-        wake_options = wake_times(time.fromisoformat(usual_wake), offsets)
-    item = create_model(
-        "PlanItem",
-        __base__=Answer,
-        # The activity before its time: asked for a time first, small models take the next
-        # half hour after the last one and then find something, or "none", to fill it. No
-        # example: "serving customers at the cafe" became a student's afternoon in a run.
-        activity=(activity_phrase(70, "activity"), ...),
-        time=(one_of(plan_times(wake_options[0], usual_sleep)), Field(description="HH:MM")),
-    )
-    return create_model(
-        "DayPlan",
-        __base__=Answer,
-        # Saying first what falls on today's date keeps a party planned for tomorrow out of
-        # today, and today's party in it.
-        today=(text(100, "events marked (today), or no events today"), ...),
-        wake_up=(one_of(wake_options), Field(description=f"wake-up time, usually {usual_wake}")),
-        plan=(list[item], Field(min_length=5, max_length=8)),
-    )
+        wake_options = wake_times(time.fromisoformat(variables["usual_wake"]), offsets)
+    times = plan_times(wake_options[0], variables["usual_sleep"])
+    return DAY_PLAN.answer_model({**variables, "wake_options": wake_options, "plan_times": times})
 
 
 def plan_times(first: str, bedtime: str) -> list[str]:
