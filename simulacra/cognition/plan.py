@@ -67,13 +67,6 @@ def plan_times(first: str, bedtime: str) -> list[str]:
     return times
 
 
-def schedule_for(hours: list[str], **_: object) -> type[Answer]:
-    fields = {
-        f"h{hour[:2]}": (activity_phrase(60, "activity"), Field(alias=hour)) for hour in hours
-    }
-    return create_model("Schedule", __base__=Answer, **fields)
-
-
 class Step(Answer):
     # No quoted example here: shown "<what they are doing, e.g. "brewing coffee", at most 60
     # characters>" after the involves field, the 1.5B read the quotes as the string's end and
@@ -238,7 +231,8 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         routine=True,
         habits=life.notes,
     )
-    activities = [getattr(schedule, f"h{hour[:2]}") for hour in hours]
+    by_hour = schedule.model_dump(by_alias=True)
+    activities = [by_hour[hour] for hour in hours]
     day = DayPlan(today, wake, bedtime, items, _blocks(midnight, wake, bedtime, activities))
     outline = "; ".join(items)
     agent.remember(
