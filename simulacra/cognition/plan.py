@@ -13,7 +13,7 @@ from dataclasses import field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from pydantic import Field, GetCoreSchemaHandler, create_model
+from pydantic import GetCoreSchemaHandler
 from pydantic.dataclasses import dataclass
 from pydantic_core import core_schema
 
@@ -22,7 +22,7 @@ from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.repairs import reject, repair, rule
-from simulacra.llm.schema import Answer, activity_phrase, one_of, text
+from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
@@ -38,9 +38,6 @@ SLEEPING = "sleeping"
 
 def is_sleeping(activity: str) -> bool:
     return activity.startswith(SLEEPING)
-
-
-STEP_MINUTES = (5, 10, 15)
 
 
 def day_plan_for(**variables: Any) -> type[Answer]:
@@ -65,26 +62,6 @@ def plan_times(first: str, bedtime: str) -> list[str]:
         times.append(f"{start:%H:%M}")
         start += timedelta(minutes=30)
     return times
-
-
-class Step(Answer):
-    # No quoted example here: shown "<what they are doing, e.g. "brewing coffee", at most 60
-    # characters>" after the involves field, the 1.5B read the quotes as the string's end and
-    # wrote "taking notes, at most 60 characters>". Allowed 80, the 1.5B wrote 80 and
-    # rambled ("solving problems, calculates equations, and discusses theories with…").
-    activity: activity_phrase(60, "what they do in this step")
-    minutes: one_of(STEP_MINUTES)
-
-
-def steps_for(activity: str = "it", **_: object) -> type[Answer]:
-    return create_model(
-        "Steps",
-        __base__=Answer,
-        # Naming what the activity involves first keeps the steps on it: without it, a student
-        # with Valentine's Day on her mind broke her physics class into "planning to ask Klaus".
-        involves=(text(80, f"what {activity[:60]} involves"), ...),
-        steps=(list[Step], Field(min_length=3, max_length=6)),
-    )
 
 
 class PlanItem(str):
