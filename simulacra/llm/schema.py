@@ -6,20 +6,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from enum import Enum
 from functools import lru_cache, partial
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
+from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.tidy import as_activity, as_state
 
-
-# A plain question answered before a decision: small models decide better after it. (No
-# docstring: a schema's description would replace the field's own in the shape sentence.)
-class YesNo(str, Enum):
-    YES = "yes"
-    NO = "no"
+_SHAPE = phrases_beside(__file__, "shape")  # the words of the shape sentence
 
 
 class Answer(BaseModel):
@@ -60,9 +55,7 @@ STATE_PATTERN = r"^[a-z][a-z ,'-]{1,%d}$"
 _CLOCK = re.compile(r"\d\d:\d\d")
 
 
-def activity_phrase(
-    max_length: int, description: str = 'what they are doing, e.g. "brewing coffee"'
-) -> Any:
+def activity_phrase(max_length: int, description: str | None = None) -> Any:
     """A bounded activity phrase that reads after "<name> is", e.g. "brewing coffee".
 
     The words are the model's: a grammar that forced an -ing verb first made capable models
@@ -76,7 +69,7 @@ def activity_phrase(
     ]
 
 
-def state_phrase(max_length: int, description: str = "a few lowercase words"):
+def state_phrase(max_length: int, description: str | None = None) -> Any:
     """An object's state that reads after "the <thing> is"; :func:`as_state` tidies it."""
     return Annotated[
         str,
@@ -177,15 +170,22 @@ def _max_bytes(node: dict, root: dict) -> int:
 
 def shape_sentence(schema: dict) -> str:
     """The closing line of every structured prompt: what the JSON must look like."""
-    return "Answer with JSON only, in exactly this shape:\n" + _shape(schema, schema)
+    return _shape_sentence(json.dumps(schema))
+
+
+@lru_cache(maxsize=512)
+def _shape_sentence(text: str) -> str:
+    schema = json.loads(text)
+    return _SHAPE.raw("intro") + "\n" + _shape(schema, schema)
 
 
 def _shape(node: dict, root: dict, description: str | None = None) -> str:
     description = node.get("description", description)
     node = _deref(node, root)
     description = node.get("description", description)
+    label = _SHAPE.raw("label", description=description) if description else ""
     if "enum" in node:
-        return _enum_shape(node["enum"], description)
+        return _enum_shape(node["enum"], label)
     if "const" in node:
         return json.dumps(node["const"], ensure_ascii=False)
     kind = node.get("type")
@@ -198,34 +198,26 @@ def _shape(node: dict, root: dict, description: str | None = None) -> str:
         item = _shape(node["items"], root)
         lo, hi = node.get("minItems", 0), node["maxItems"]
         if hi == 1:
-            return f"[{item}]" if lo == 1 else f"[{item}] (or [] for none)"
-        count = f"exactly {hi}" if lo == hi else f"{lo} to {hi}"
-        return f"[{item}, ...] ({count} items)"
+            return _SHAPE.raw("one_item" if lo == 1 else "one_or_none", item=item)
+        count = _SHAPE.raw("exactly", n=hi) if lo == hi else _SHAPE.raw("between", lo=lo, hi=hi)
+        return _SHAPE.raw("items", item=item, count=count)
     if kind == "string":
-        # The bound outside the quotes: written inside them, small models copied it into the
-        # answer ("writing down notes, at most 60 characters]" in four of five steps).
-        what = description or "text"
-        return f'"<{what}>" (at most {node["maxLength"]} characters)'
+        what = description or _SHAPE.raw("text")
+        return _SHAPE.raw("string", what=what, max_length=node["maxLength"])
     if kind == "boolean":
-        return f"<{description + ': ' if description else ''}true or false>"
+        return _SHAPE.raw("boolean", label=label)
     if kind in ("integer", "number"):
-        return f"<{description or kind}>"
-    return "<value>"
+        return _SHAPE.raw("number", what=description or kind)
+    return _SHAPE.raw("value")
 
 
-def _enum_shape(options: list, description: str | None) -> str:
-    label = f"{description}: " if description else ""
+def _enum_shape(options: list, label: str) -> str:
     ints = [o for o in options if isinstance(o, int)]
     if len(ints) == len(options) and ints == list(range(min(ints), max(ints) + 1)):
-        return f"<{label}integer {min(ints)}-{max(ints)}>"
+        return _SHAPE.raw("integers", label=label, lo=min(ints), hi=max(ints))
     if len(options) > 8 and all(isinstance(o, str) and _CLOCK.fullmatch(o) for o in options):
-        return f'<{label}from "{options[0]}" to "{options[-1]}", on the hour or half hour>'
+        return _SHAPE.raw("times", label=label, first=options[0], last=options[-1])
     if len(options) > 8:
-        return f"<{label}one of the options listed above, written exactly>"
-    return (
-        "<"
-        + label
-        + "one of "
-        + ", ".join(json.dumps(o, ensure_ascii=False) for o in options)
-        + ">"
-    )
+        return _SHAPE.raw("listed_above", label=label)
+    shown = [json.dumps(o, ensure_ascii=False) for o in options]
+    return _SHAPE.raw("one_of", label=label, options=shown)
