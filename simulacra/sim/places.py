@@ -7,11 +7,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulacra.embed import Embedder
+from simulacra.llm.phrases import phrases_beside
 from simulacra.settings import PlanSettings
 from simulacra.sim.resident import Resident
 from simulacra.world import ResidentPersona, World
 from simulacra.world.grid import Tile
 from simulacra.world.tree import Arena, GameObject, split_address
+
+PHRASES = phrases_beside(__file__, "places")
 
 
 @dataclass(frozen=True)
@@ -19,7 +22,7 @@ class Candidates:
     """The places offered for one action, each with what the model should know about it."""
 
     places: list[str]
-    notes: dict[str, str]  # place -> "home", "workplace", "where they are now"
+    notes: dict[str, str]  # place -> whether it is home or work, and whether they are there
 
 
 class PlaceChooser:
@@ -94,12 +97,10 @@ class PlaceChooser:
         notes = {}
         for place in chosen:
             sector = split_address(place)[0]
-            if sector == home:
-                notes[place] = "home"
-            elif sector == work:
-                notes[place] = "workplace"
-            if room and place.startswith(room):
-                notes[place] = (notes.get(place, "") + ", where they are now").lstrip(", ")
+            at_home, at_work = sector == home, sector == work
+            now_here = bool(room and place.startswith(room))
+            if at_home or at_work or now_here:
+                notes[place] = PHRASES.text("note", home=at_home, work=at_work, here=now_here)
         # In a fixed order, not by score: the steps of one block are offered the same places,
         # and the same list is a prefix the KV cache keeps between an agent's calls.
         return Candidates(sorted(chosen), notes)
