@@ -1,11 +1,16 @@
 """Scripted answers that make smallville-3 behave plausibly without a language model:
 Isabella works at Hobbs Cafe and invites whoever she meets to her party, Maria studies at
 the cafe, Klaus reads in the library. Used by the simulation tests and to record the viewer's
-test fixture (tests/fixtures/run-smallville-3)."""
+test fixture (tests/fixtures/run-smallville-3).
+
+The answers come from the variables each template was rendered with and from the answer's
+schema, never from the prompt's wording, so rewording a template breaks none of them. (The
+stand-in model server is told no variables: there they fall back to plain answers.)"""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from simulacra.llm.completion import Request
 
@@ -20,8 +25,17 @@ PLACE_WORDS = {"Hobbs Cafe": "Hobbs Cafe: cafe", "library": "library", "breakfas
 
 
 def who(request: Request) -> str:
-    found = re.search(r"^Name: (.+?) \(age", request.system, re.MULTILINE)
-    return found.group(1) if found else ""
+    """Who is thinking: the name the template was rendered with."""
+    return request.variables.get("name", "")
+
+
+def texts(items: Any) -> list[str]:
+    """The texts of lines or memories, whether objects with a text, tables or strings."""
+    found = []
+    for item in items or ():
+        text = item.get("text") if isinstance(item, dict) else getattr(item, "text", item)
+        found.append(str(text))
+    return found
 
 
 def enum(request: Request, field: str) -> list:
@@ -55,12 +69,15 @@ def schedule(request: Request) -> dict:
 
 
 def decompose(request: Request) -> dict:
-    activity = re.search(r"plans to be (.+?)\.\n", request.user + "\n").group(1)
+    activity = request.variables.get("activity", "going about the day")
     return {"involves": activity, "steps": [{"activity": activity, "minutes": 15}] * 3}
 
 
 def act(request: Request) -> dict:
-    activity = re.search(r"minutes, .+? will be (.+?)\.\n", request.user).group(1)
+    # What is done and the block it is a part of, both: "sitting down" for reading in the
+    # library sits down in the library.
+    variables = request.variables
+    activity = f"{variables.get('activity', '')} {variables.get('purpose') or ''}".strip()
     places = enum(request, "place")
     wanted = [w for key, w in PLACE_WORDS.items() if key.lower() in activity.lower()]
     fitting = [p for p in places if any(w in p for w in wanted)] or places
@@ -72,12 +89,12 @@ def act(request: Request) -> dict:
 
 
 def event(request: Request) -> dict:
-    at = re.search(r"(?:, using the .+? at| at) (.+?)\.\n", request.user).group(1)
+    at = request.variables.get("place", "")
     word = "coffee" if "Cafe" in at else "read" if "library" in at else "eat"
     answer = {"emoji": word}
     if "object_state" in request.schema["properties"]:
         answer["object_state"] = "in use"
-    return {**answer, "verb": "uses", "target": at.split(": ")[-1]}
+    return {**answer, "verb": "uses", "target": at.split(": ")[-1] or "it"}
 
 
 def decide(request: Request) -> dict:
@@ -102,7 +119,7 @@ def heard(request: Request, answer: dict) -> dict:
 
 
 def after_chat(request: Request) -> dict:
-    if "Valentine" in request.user:
+    if any("Valentine" in line for line in texts(request.variables.get("lines"))):
         return {
             "for_planning": "the Valentine's Day party at Hobbs Cafe on February 14th, 5pm",
             "memo": "looking forward to the party",
@@ -111,10 +128,12 @@ def after_chat(request: Request) -> dict:
 
 
 def rate(request: Request) -> dict:
-    lines = re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE)
+    memories = request.variables.get("memories")
+    if memories is None:  # the stand-in server: as many as the schema asks for
+        memories = [""] * request.schema["properties"]["ratings"]["minItems"]
     return {
         "ratings": [
-            {"level": "important" if "party" in line.lower() else "minor"} for line in lines
+            {"level": "important" if "party" in memory.lower() else "minor"} for memory in memories
         ]
     }
 

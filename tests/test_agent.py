@@ -1,6 +1,5 @@
 """The GenerativeAgent library API, with the scripted model (logic) and a word embedder."""
 
-import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -22,8 +21,7 @@ ISABELLA = Persona(
 
 
 def rate_by_count(request):
-    n = len(re.findall(r"^Memory \d+:", request.user, re.MULTILINE))
-    return {"ratings": [{"level": "notable"}] * n}
+    return {"ratings": [{"level": "notable"}] * len(request.variables["memories"])}
 
 
 @pytest.fixture
@@ -69,7 +67,8 @@ def test_interview_answers_from_memory_without_a_trace(build):
     assert answer == "Yes, a party at Hobbs Cafe!"
     (request,) = backend.calls("interview")
     assert "Valentine's Day party" in request.user
-    assert "A news reporter asks Isabella Rodriguez" in request.user
+    assert request.variables["interviewer"] == "A news reporter"
+    assert request.variables["name"] == "Isabella Rodriguez"
     assert len(agent.stream) == 3
     assert {r.id: r.last_accessed for r in agent.stream} == before
     agent.interview("And then?", interviewer="Maria Lopez", remember=True)
@@ -144,7 +143,7 @@ def test_respond_stores_the_conversation_when_it_ends(build):
     assert chat.object == "Maria Lopez"
     assert note.evidence == memo.evidence == (chat.id,)
     assert note.description.startswith("For Isabella Rodriguez's planning")
-    assert "Maria Lopez: Sure!" in backend.calls("respond")[1].user
+    assert Line("Maria Lopez", "Sure!") in backend.calls("respond")[1].variables["history"]
 
 
 def test_memories_show_each_score_component(build):
@@ -198,8 +197,7 @@ def test_reflection_happens_past_the_threshold(build):
     agent, backend = build(
         {
             "importance": lambda r: {
-                "ratings": [{"level": "life-changing"}]
-                * len(re.findall(r"^Memory \d+:", r.user, re.MULTILINE))
+                "ratings": [{"level": "life-changing"}] * len(r.variables["memories"])
             },
             "reflection_questions": {"questions": ["What does Isabella care about?"] * 3},
             "reflection_insights": {

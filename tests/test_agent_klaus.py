@@ -1,7 +1,6 @@
 """The paper's Klaus example (§4.2) through the real memory pipeline — real embedder, Chroma and
 SQLite — with the scripted model standing in for the language model."""
 
-import re
 from datetime import datetime, timedelta
 
 import pytest
@@ -48,15 +47,15 @@ MARIA = [
 
 def rate(request):
     ratings = []
-    for line in re.findall(r"^Memory \d+: (.*)$", request.user, re.MULTILINE):
+    for line in request.variables["memories"]:
         level = "important" if "Maria" in line else "minor" if "Wolfgang" in line else "notable"
         ratings.append({"level": level})
     return {"ratings": ratings}
 
 
 def insights(request):
-    statements = re.findall(r"^(\d+)\. (.*)$", request.user, re.MULTILINE)
-    cited = [int(n) for n, text in statements if "research" in text.lower()][:5] or [1]
+    statements = enumerate(request.variables["memories"], start=1)  # cited by number
+    cited = [n for n, text in statements if "research" in text.lower()][:5] or [1]
     return {
         "insights": [
             {

@@ -213,8 +213,9 @@ def test_network_density_by_interview_counts_only_what_memory_backs(
     assert d.start_claimed == d.end_claimed == 1.0
     assert result.answers == 2 * 12
     # Asked at the start from the seed memories only: Cy's conversation is not there yet.
-    start_prompts = [r.user for r in model.completer.calls("town_question") if "07:00" in r.user]
-    assert start_prompts and not any("choir" in p and "talked" in p for p in start_prompts)
+    calls = model.completer.calls("town_question")
+    at_start = [" ".join(r.variables["memories"]) for r in calls if "07:00" in r.variables["now"]]
+    assert at_start and not any("choir" in m and "talked" in m for m in at_start)
     town.close()
 
 
@@ -268,12 +269,14 @@ def scripted_interviews():
     """Answers that say how many memories the prompt held; a judge that prefers more."""
 
     def answer(request):
-        n = len(re.findall(r"^- ", request.user, re.MULTILINE))
-        return {"answer": f"I remember {n} things."}
+        return {"answer": f"I remember {len(request.variables['memories'])} things."}
 
     def judge(request):
-        found = re.findall(r'^([A-Z]): "I remember (\d+) things\."', request.user, re.MULTILINE)
-        return {"ranking": ">".join(lab for lab, _ in sorted(found, key=lambda f: -int(f[1])))}
+        found = [
+            (label, int(re.fullmatch(r"I remember (\d+) things\.", said).group(1)))
+            for label, said in request.variables["answers"]
+        ]
+        return {"ranking": ">".join(lab for lab, _ in sorted(found, key=lambda f: -f[1]))}
 
     return {"interview": answer, "judge": judge}
 

@@ -29,9 +29,9 @@ WORLD = ROOT / "worlds" / "smallville-3"
 
 def knows_by_memory(request):
     """A truthful scripted agent: it knows what its retrieved memories mention."""
-    asked = request.user.split("asks ", 1)[1].split('"')[1].lower()
+    asked = request.variables["question"].lower()
     words = [w for w in ("valentine", "maria", "klaus", "isabella") if w in asked]
-    memories = request.user.split("An interviewer asks")[0].lower()
+    memories = " ".join(request.variables["memories"]).lower()
     knows = bool(words) and all(w in memories for w in words)
     return {"answer": "Yes, I know." if knows else "I don't know.", "knows": knows}
 

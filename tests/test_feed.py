@@ -20,14 +20,13 @@ FAN_FEED = Path(__file__).resolve().parent.parent / "worlds" / "fan-feed"
 
 
 def rate_by_count(request):
-    n = len(re.findall(r"^Memory \d+:", request.user, re.MULTILINE))
-    return {"ratings": [{"level": "notable"}] * n}
+    return {"ratings": [{"level": "notable"}] * len(request.variables["memories"])}
 
 
 def newest(request) -> str:
     """The newest message's text in a react prompt."""
-    number = re.search(r"The newest message is #(\d+)", request.user).group(1)
-    return re.search(rf"^\[#{number}\] [^:]+: (.*)$", request.user, re.MULTILINE).group(1)
+    number = asked_id(request)
+    return next(m["text"] for m in request.variables["chain"] if m["id"] == number)
 
 
 def options(request) -> list[int]:
@@ -42,7 +41,7 @@ def react_on_idols(request):
     )
     ended = any(w in text for w in ("bye", "thanks", "see you"))
     choice = "react" if on_topic and not ended else "ignore"
-    target = int(re.search(r"The newest message is #(\d+)", request.user).group(1))
+    target = asked_id(request)
     interests = request.schema["properties"]["interest"]["enum"]
     return {
         "topic": "idol talk" if on_topic else "something else",
@@ -131,7 +130,7 @@ text = "Reply 1.1.1.1 about the idol"
 def test_a_reply_to_1_1_1_1_sees_exactly_its_chain(tmp_path, feed):
     run, backend = feed(world=write_world(tmp_path, posts=BRANCHY, rules="per_wake = 10"))
     run.run(0.1)
-    last = [r for r in backend.calls("feed_react") if "The newest message is #6" in r.user]
+    last = [r for r in backend.calls("feed_react") if asked_id(r) == 6]
     assert len(last) == 1
     prompt = last[0].user
     for text in ("Post 1", "Comment 1.1 on", "Reply 1.1.1 about", "Reply 1.1.1.1"):
@@ -177,7 +176,8 @@ def test_the_reply_target_is_an_enum_of_the_chain_without_the_agent_own(tmp_path
 
 
 def asked_id(request) -> int:
-    return int(re.search(r"The newest message is #(\d+)", request.user).group(1))
+    """The id of the message a react prompt asks about."""
+    return request.variables["newest"]
 
 
 # -- react and ignore --------------------------------------------------------------------
@@ -213,7 +213,7 @@ def test_a_chain_past_max_chain_has_ended_without_asking(tmp_path, feed):
     run.run(0.1)
     assert run.board.decision("Hikari", 4).reaction == "ignore"
     assert run.board.decision("Hikari", 4).thought == "the thread is long enough"
-    assert not [r for r in backend.calls("feed_react") if "newest message is #4" in r.user]
+    assert not [r for r in backend.calls("feed_react") if asked_id(r) == 4]
 
 
 # -- observe: cursors, cadence, the cap, kill and resume ---------------------------------
@@ -309,10 +309,9 @@ def test_insight_memories_answer_a_later_award_question(tmp_path, feed):
     )
 
     def insight(request):
+        thread = " ".join(m["text"] for m in request.variables["chain"])
         return {
-            "facts": [
-                fact if "Starlight Nova" in request.user else "Peach Parfait did an encore twice"
-            ]
+            "facts": [fact if "Starlight Nova" in thread else "Peach Parfait did an encore twice"]
         }
 
     run, backend = feed({"feed_insight": insight, "interview": {"answer": "Starlight Nova!"}})

@@ -9,7 +9,7 @@ from simulacra.errors import UserError
 from simulacra.llm import ModelOutputError
 from simulacra.llm.calllog import read_calls, summarise
 from simulacra.llm.interface import Prompt
-from simulacra.llm.schema import Answer, one_of, text
+from simulacra.llm.schema import Answer, one_of, shape_sentence, text
 from simulacra.llm.templates import find_template, load_template
 
 PROMPT = Prompt("test", "system text", "user text", agent="Klaus Mueller")
@@ -28,7 +28,7 @@ def test_generate_parses_a_nested_answer(scripted):
     assert answer.items[0].where == "park"
     request = model.completer.requests[0]
     assert request.schema["$defs"]["Item"]["properties"]["where"]["enum"] == ["cafe", "park"]
-    assert "Answer with JSON only" in request.user  # the prompt states the shape
+    assert request.user.endswith(shape_sentence(request.schema))  # the prompt states the shape
 
 
 def test_an_answer_outside_the_enum_is_retried_and_logged(scripted, tmp_path):

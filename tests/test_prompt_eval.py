@@ -26,7 +26,7 @@ def test_scoring_counts_passes_and_says_why_a_case_failed(scripted):
     importance = find_template("importance")
     # Rate every memory 2: "asking out above brushing teeth" fails, "bed is mundane" passes.
     model = scripted(
-        {"importance": lambda r: {"ratings": [{"level": "trivial"}] * r.user.count("Memory ")}}
+        {"importance": lambda r: {"ratings": [{"level": "trivial"}] * len(r.variables["memories"])}}
     )
     (score,) = evaluate(model, [importance])
     by_name = {r.case.name: r for r in score.results}

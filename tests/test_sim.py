@@ -86,7 +86,7 @@ def test_the_model_is_called_only_when_something_changed(tmp_path, word_embedder
     maria = [
         s
         for s, r in zip(backend.steps, backend.requests, strict=True)
-        if "Name: Maria Lopez" in r.system and s > 0
+        if r.variables.get("name") == "Maria Lopez" and s > 0
     ]
     assert maria and min(maria) >= 180
     # Walking to the cafe takes minutes; the walk itself costs nothing.
@@ -104,7 +104,8 @@ def test_a_block_is_placed_by_its_activity_and_its_steps_stay_in_that_building(
     tmp_path, word_embedder, stay
 ):
     def decompose(request):
-        if "Name: Klaus Mueller" not in request.system or "library" not in request.user:
+        klaus = request.variables["name"] == "Klaus Mueller"
+        if not klaus or "library" not in request.variables["activity"]:
             return SCRIPTS["decompose"](request)
         reading = "reading about gentrification in the library"
         steps = ["sitting down", "having a coffee at Hobbs Cafe", reading]
@@ -117,11 +118,11 @@ def test_a_block_is_placed_by_its_activity_and_its_steps_stay_in_that_building(
     (coffee, *_) = [
         r
         for r in backend.calls("act")
-        if "Name: Klaus Mueller" in r.system and "having a coffee" in r.user
+        if r.variables["name"] == "Klaus Mueller" and "having a coffee" in r.variables["activity"]
     ]
     # The block's first step is placed as a part of the block: "sitting down" alone says nowhere.
-    sitting = [r for r in backend.calls("act") if "will be sitting down" in r.user]
-    assert sitting and all("sitting down, as a part of" in r.user for r in sitting)
+    sitting = [r for r in backend.calls("act") if r.variables["activity"] == "sitting down"]
+    assert sitting and all(r.variables["purpose"] for r in sitting)
     offered = {p.split(":")[0] for p in enum(coffee, "place")}
     assert offered == {"Oak Hill College"} if stay else "Hobbs Cafe" in offered
     sim.close()

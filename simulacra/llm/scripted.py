@@ -3,6 +3,8 @@
 Answers are deterministic per template: a script maps a template name to a fixed answer, a
 list of answers given in turn, or a function of the request. Templates without a script get
 the simplest answer the schema admits (first option, shortest text), so any code path runs.
+A function answers from ``request.variables`` (what the template was rendered with) and the
+schema, not from the prompt's wording, so that rewording a template breaks no test.
 """
 
 from __future__ import annotations
