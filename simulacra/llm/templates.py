@@ -66,7 +66,7 @@ class PromptTemplate:
     description: str
     schema_ref: str | None  # the code that builds the answer, when it adds to the [answer]
     user: str
-    answer: AnswerSpec | None = None
+    answer: AnswerSpec | None = None  # every template file has one; None in tests only
     words: dict[str, Any] = field(default_factory=dict)  # variables the template sets itself
     example: dict[str, Any] = field(default_factory=dict)
     temperature: float | None = None  # e.g. low for choosing among places
@@ -169,18 +169,6 @@ def load_template(path: Path) -> PromptTemplate:
     for key in ("description", "user"):
         if not isinstance(data.get(key), str):
             raise UserError(f"missing text field {key!r}", file=path, field=key)
-    if not isinstance(data.get("schema", ""), str):
-        raise UserError("expected module:name", file=path, field="schema")
-    if "schema" not in data and "answer" not in data:
-        raise UserError(
-            "missing table [answer]",
-            file=path,
-            field="answer",
-            fix="describe the answer's fields in [[answer.field]] tables",
-        )
-    words = data.get("words", {})
-    if not isinstance(words, dict):
-        raise UserError("expected a table", file=path, field="words")
     for key, low, high in (("temperature", 0.0, 2.0), ("presence_penalty", -2.0, 2.0)):
         value = data.get(key, 0.0)
         if (
@@ -194,13 +182,25 @@ def load_template(path: Path) -> PromptTemplate:
                 field=key,
                 fix=f"write e.g. {key} = 0.5, or leave it out",
             )
+    if not isinstance(data.get("schema", ""), str):
+        raise UserError("expected module:name", file=path, field="schema")
+    if "answer" not in data:
+        raise UserError(
+            "missing table [answer]",
+            file=path,
+            field="answer",
+            fix="describe the answer's fields in [[answer.field]] tables",
+        )
+    words = data.get("words", {})
+    if not isinstance(words, dict):
+        raise UserError("expected a table", file=path, field="words")
     return PromptTemplate(
         name=path.name.removesuffix(SUFFIX),
         path=path,
         description=data["description"].strip(),
         schema_ref=data.get("schema"),
         user=data["user"],
-        answer=parse_answer(data["answer"], path) if "answer" in data else None,
+        answer=parse_answer(data["answer"], path),
         words=words,
         example=data.get("example", {}),
         temperature=data.get("temperature"),

@@ -1,0 +1,169 @@
+"""A template's [answer] table: the fields the model writes, built into the answer's model."""
+
+from __future__ import annotations
+
+import pytest
+
+from simulacra.errors import UserError
+from simulacra.llm.completion import Request
+from simulacra.llm.schema import json_schema, shape_sentence
+from simulacra.llm.templates import load_template
+
+HEAD = 'description = "d"\nuser = "Plan {{ name }}\'s day."\n'
+
+TEMPLATE = (
+    HEAD
+    + """
+[words]
+nobody = "nobody"
+
+[answer]
+model = "{% if people %}Meeting{% else %}Alone{% endif %}"
+
+[[answer.field]]
+name = "mood"
+kind = "text"
+max_length = 40
+description = "how {{ name }} feels"
+
+[[answer.field]]
+name = "talk_to"
+when = "people"
+kind = "enum"
+options = "people + [nobody]"
+description = "whom"
+
+[[answer.field]]
+name = "ok"
+kind = "enum"
+named = "YesNo"
+options = ["yes", "no"]
+
+[[answer.field]]
+name = "level"
+kind = "enum"
+options = ["low", "high"]
+values = [1, 10]
+
+[[answer.field]]
+each = "hours"
+name = "h{{ each[:2] }}"
+alias = "{{ each }}"
+kind = "activity"
+max_length = 30
+description = "activity"
+
+[[answer.field]]
+name = "steps"
+kind = "list"
+item = "Step"
+min_items = "hours | length"
+max_items = 3
+
+[[answer.Step]]
+name = "what"
+kind = "prose"
+max_length = 50
+
+[[answer.Step]]
+name = "cited"
+kind = "list"
+item = { kind = "enum", options = "range(1, 3)" }
+max_items = 2
+"""
+)
+
+
+@pytest.fixture
+def template(tmp_path):
+    path = tmp_path / "mine.prompt.toml"
+    path.write_text(TEMPLATE)
+    return load_template(path)
+
+
+def test_the_answer_is_built_field_by_field_in_the_template_order(template):
+    model = template.schema(name="Ada", people=["Bob"], hours=["07:00", "08:00"])
+    schema = json_schema(model)
+    assert schema["title"] == "Meeting"
+    assert list(schema["properties"]) == [
+        "mood",
+        "talk_to",
+        "ok",
+        "level",
+        "07:00",
+        "08:00",
+        "steps",
+    ]
+    assert schema["properties"]["mood"]["description"] == "how Ada feels"
+    assert schema["properties"]["talk_to"]["enum"] == ["Bob", "nobody"]  # [words] are variables
+    assert schema["$defs"]["YesNo"]["enum"] == ["yes", "no"]
+    assert schema["properties"]["steps"]["minItems"] == 2
+    step = schema["$defs"]["Step"]
+    assert step["properties"]["cited"]["items"]["enum"] == [1, 2]
+    assert "pattern" in step["properties"]["what"]  # prose starts like a sentence
+    assert '"mood": "<how Ada feels>" (at most 40 characters)' in shape_sentence(schema)
+
+
+def test_the_answer_carries_what_an_option_stands_for_and_tidies_by_kind(template):
+    model = template.schema(name="Ada", people=[], hours=["07:00"])
+    assert json_schema(model)["title"] == "Alone" and "talk_to" not in model.model_fields
+    answer = model.model_validate(
+        {
+            "mood": "fine",
+            "ok": "yes",
+            "level": "high",
+            "07:00": "Ada is reading a book",  # an activity reads after "<name> is"
+            "steps": [{"what": "Reading the news", "cited": [2]}],
+        }
+    )
+    assert answer.level == 10 and answer.ok == "yes"
+    assert answer.model_dump(by_alias=True)["07:00"] == "reading a book"
+
+
+def test_the_same_variables_give_the_same_model(template):
+    variables = {"name": "Ada", "people": ["Bob"], "hours": ["07:00"]}
+    assert template.schema(**variables) is template.schema(**dict(variables))
+    assert template.schema(**variables) is not template.schema(**{**variables, "name": "Cy"})
+
+
+def test_a_variable_the_answer_needs_is_a_one_line_error(template):
+    with pytest.raises(UserError) as failed:
+        template.schema(name="Ada", hours=[])
+    message = str(failed.value)
+    assert "\n" not in message and "mine.prompt.toml" in message and "people" in message
+
+
+@pytest.mark.parametrize(
+    ("table", "needle"),
+    [
+        ("", "[answer]"),
+        ('[answer]\n[[answer.field]]\nname = "a"\nkind = "text"\n', "model"),
+        ('[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "txt"\n', "kind"),
+        ('[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "text"\n', "max_length"),
+        ('[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "enum"\n', "options"),
+        (
+            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "list"\nitem = "B"\n',
+            "max_items",
+        ),
+        (
+            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "list"\nitem = "B"\n'
+            "max_items = 2\n",
+            "B",
+        ),
+        ('[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\nsize = 2\n', "size"),
+        ('[answer]\nmodel = "A"\n', "answer.field"),
+    ],
+)
+def test_a_bad_answer_table_is_a_one_line_error_naming_the_key(tmp_path, table, needle):
+    path = tmp_path / "mine.prompt.toml"
+    path.write_text(HEAD + table)
+    with pytest.raises(UserError) as failed:
+        load_template(path)
+    message = str(failed.value)
+    assert "\n" not in message and "mine.prompt.toml" in message and needle in message
+
+
+def test_the_variables_a_request_carries_are_no_part_of_its_replay_key():
+    request = Request("t", "s", "u", None, 10, 0.5, 0.9, 1)
+    with_variables = Request("t", "s", "u", None, 10, 0.5, 0.9, 1, variables={"name": "Ada"})
+    assert request.key("m") == with_variables.key("m") and request == with_variables
