@@ -31,6 +31,7 @@ from simulacra.cognition.summary import Summary
 from simulacra.embed import Embedder, open_embedder
 from simulacra.errors import UserError
 from simulacra.llm import LanguageModel, open_model
+from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.templates import PromptTemplate
 from simulacra.memory import importance, reflection
 from simulacra.memory.record import Kind, MemoryRecord, NewMemory
@@ -46,6 +47,8 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
+
+PHRASES = phrases_beside(__file__, "agent")
 
 PERSONA_FILE = "persona.toml"
 INNER_VOICE = "resolves"  # predicate marking an inner-voice memory, which plans follow
@@ -104,7 +107,7 @@ class GenerativeAgent:
         self.model = model
         self.settings = settings
         self.now = now
-        self.status = "going about the day"
+        self.status = PHRASES.text("status")
         self.currently = persona.currently
         self.importance_since_reflection = 0
         # Observations seen before keep their rating: an agent who sees "John Lin is

@@ -3,49 +3,14 @@ far better than emoji characters, which a grammar would have to spell as escapes
 
 from __future__ import annotations
 
-# The order is the order offered: neutral everyday words first, so a small model that takes
-# the first word offered shows "work" or "think", never "sleep" over someone laying tables.
-EMOJI = {
-    "work": "💼",
-    "think": "🤔",
-    "talk": "💬",
-    "read": "📖",
-    "write": "✍️",
-    "study": "📚",
-    "sleep": "😴",
-    "wake up": "⏰",
-    "wash": "🚿",
-    "toilet": "🚽",
-    "brush teeth": "🪥",
-    "dress": "👕",
-    "cook": "🍳",
-    "eat": "🍽️",
-    "coffee": "☕",
-    "drink": "🍺",
-    "bake": "🧁",
-    "serve": "🍰",
-    "clean": "🧹",
-    "teach": "🏫",
-    "computer": "💻",
-    "phone": "📱",
-    "plan": "📝",
-    "music": "🎵",
-    "paint": "🎨",
-    "photograph": "📷",
-    "game": "🎮",
-    "walk": "🚶",
-    "run": "🏃",
-    "exercise": "🏋️",
-    "garden": "🌱",
-    "shop": "🛒",
-    "medicine": "💊",
-    "relax": "🛋️",
-    "television": "📺",
-    "party": "🎉",
-    "love": "❤️",
-    "wait": "⏳",
-    "travel": "🚌",
-}
+from pathlib import Path
+
+from simulacra.textfile import parse_toml
+
+# The words and their emoji, in the order offered (see emoji.toml).
+EMOJI: dict[str, str] = parse_toml(Path(__file__).with_name("emoji.toml").read_text("utf-8"))[
+    "emoji"
+]
 
 NAMES = list(EMOJI)
 

@@ -33,7 +33,7 @@ SCHEDULE = template_beside(__file__, "hourly_schedule")
 DECOMPOSE = template_beside(__file__, "decompose")
 PHRASES = phrases_beside(__file__, "plan")
 
-SLEEPING = "sleeping"
+SLEEPING = PHRASES.text("sleeping")
 
 
 def is_sleeping(activity: str) -> bool:

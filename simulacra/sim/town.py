@@ -414,7 +414,7 @@ class Town:
                 bed_of(self.world, r.persona),
                 emoji("sleep"),
                 object=activity,
-                object_state="being slept in",
+                object_state=PHRASES.text("slept_in"),
                 asleep=True,
             )
         else:
