@@ -79,13 +79,6 @@ class AnswerSpec:
     fields: tuple[FieldSpec, ...]
     objects: dict[str, tuple[FieldSpec, ...]]
 
-    def names(self) -> list[str]:
-        """Field names and object names, for the readers of a template (no variables)."""
-        found = [f.name for f in self.fields]
-        for fields in self.objects.values():
-            found += [f.name for f in fields]
-        return found
-
 
 def parse_answer(table: object, path: Path) -> AnswerSpec:
     """The ``[answer]`` table of a template file, checked: a one-line error names the key."""
