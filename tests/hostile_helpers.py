@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
+import json
 import shutil
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,3 +96,14 @@ def make_run(directory: Path, steps: int = 3) -> Path:
     sim.close()
     (directory / "calls.jsonl").touch()  # the scripted model keeps no call log
     return directory
+
+
+def saved_json(directory: Path) -> dict:
+    """A run's checkpoint as stored: the JSON in memory.sqlite, not read through the model."""
+    from simulacra.sim import rundir
+
+    with sqlite3.connect(directory / "memory.sqlite") as db:
+        (value,) = db.execute(
+            "SELECT value FROM state WHERE key = ?", (rundir.CHECKPOINT_KEY,)
+        ).fetchone()
+    return json.loads(value)

@@ -322,14 +322,15 @@ def played(run):
         sim.close()
 
 
-def _handlers_done() -> None:
-    """Wait for the server's request threads to end (each handles one connection)."""
+def _handlers_done(before: set) -> None:
+    """Wait for the server's request threads to end (each handles one connection); those of
+    servers other tests left behind in this process are not this test's."""
     import threading
     import time
 
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if not any("process_request" in t.name for t in threading.enumerate()):
+        if not any("process_request" in t.name for t in set(threading.enumerate()) - before):
             return
         time.sleep(0.01)
     raise AssertionError("a request thread is still running")
@@ -338,9 +339,11 @@ def _handlers_done() -> None:
 def test_a_client_that_goes_away_mid_body_leaves_no_traceback(played, capfd):
     import socket
     import struct
+    import threading
 
     from simulacra.viewer.server import TOKEN_HEADER
 
+    before = set(threading.enumerate())
     for _ in range(3):
         client = socket.create_connection(("127.0.0.1", played.port), timeout=10)
         head = (
@@ -352,7 +355,7 @@ def test_a_client_that_goes_away_mid_body_leaves_no_traceback(played, capfd):
         # Reset, not a polite close: the server's next read or write fails.
         client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         client.close()
-    _handlers_done()
+    _handlers_done(before)
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Error" not in err, err
     assert not played.live.sim.town.actions  # half a body is no action

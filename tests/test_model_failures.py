@@ -5,18 +5,17 @@ complete checkpoint and resumes to the log an uninterrupted run writes."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
 import pytest
 from conftest import WordEmbedder
+from hostile_helpers import saved_json
 from standin_server import StandIn
 
 from simulacra.llm import ModelOutputError, Prompt, open_model
 from simulacra.llm.schema import Answer, one_of, text
 from simulacra.llm.server import ServerError
 from simulacra.settings import LLMSettings, Settings
-from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE
 from simulacra.sim.simulation import Simulation
 
@@ -73,14 +72,6 @@ def events(directory: Path) -> str:
     return path.read_text("utf-8") if path.exists() else ""
 
 
-def checkpoint(directory: Path) -> dict:
-    with sqlite3.connect(directory / "memory.sqlite") as db:
-        (value,) = db.execute(
-            "SELECT value FROM state WHERE key = ?", (rundir.CHECKPOINT_KEY,)
-        ).fetchone()
-    return json.loads(value)
-
-
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory) -> str:
     """The log of the run that nothing interrupted."""
@@ -109,7 +100,7 @@ def test_a_server_failing_mid_step_leaves_the_last_checkpoint(tmp_path, referenc
             sim.run()
         failed_at = sim.step_no
         sim.close()
-    saved = checkpoint(directory)
+    saved = saved_json(directory)
     assert saved["step"] <= failed_at and saved["step"] % 7 == 0
     # What the log holds past the checkpoint is cut on resume; what it holds before is whole.
     assert reference.startswith(events(directory))
@@ -244,4 +235,4 @@ def test_chat_markers_in_a_servers_answer_stay_data_and_plain_text(tmp_path):
         tokens = local.prompt_tokens(system["content"], user["content"])
         assert tokens.count(-1) == 3 and tokens.count(-2) == 2  # system, user, assistant
         assert evil in "".join(chr(t) for t in tokens if t > 0)
-    assert evil in json.dumps(checkpoint(tmp_path / "run"))  # stored as it came
+    assert evil in json.dumps(saved_json(tmp_path / "run"))  # stored as it came

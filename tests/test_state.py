@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import WordEmbedder
-from hostile_helpers import cli
+from hostile_helpers import cli, saved_json
 from pydantic import BaseModel
 from scripted_town import SCRIPTS
 
@@ -46,14 +46,6 @@ def scripted_model():
 def run_v0(target: Path) -> Path:
     shutil.copytree(RUN_V0, target)
     return target
-
-
-def saved_json(directory: Path) -> dict:
-    with sqlite3.connect(directory / "memory.sqlite") as db:
-        (value,) = db.execute(
-            "SELECT value FROM state WHERE key = ?", (rundir.CHECKPOINT_KEY,)
-        ).fetchone()
-    return json.loads(value)
 
 
 # ------------------------------------------------------------------ the parts, round-tripped
