@@ -358,7 +358,7 @@ def test_a_client_that_goes_away_mid_body_leaves_no_traceback(played, capfd):
     _handlers_done(before)
     err = capfd.readouterr().err
     assert "Traceback" not in err and "Error" not in err, err
-    assert not played.live.sim.town.actions  # half a body is no action
+    assert not played.live.sim.town.user.actions  # half a body is no action
 
 
 def test_many_clients_at_once_are_all_answered(played):

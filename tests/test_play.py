@@ -90,7 +90,7 @@ def next_to(sim, name: str) -> tuple[int, int]:
 
 def walk_over(sim, me: Interactions, name: str) -> None:
     me.walk_to(next_to(sim, name))
-    while sim.town.avatar.path:
+    while sim.town.user.avatar.path:
         sim.run(until_step=sim.step_no + 1)
     sim.run(until_step=sim.step_no + 1)  # they see each other
 
@@ -204,7 +204,7 @@ def test_mistakes_are_one_line_errors(sim):
             me.walk_to(tile)
     with pytest.raises(UserError, match="more than the 600 allowed"):
         me.talk(ISABELLA, "a friend", "why? " * 500, remember=False)
-    assert not sim.town.actions or [a.kind for a in sim.town.actions] == ["enter"]
+    assert not sim.town.user.actions or [a.kind for a in sim.town.user.actions] == ["enter"]
 
 
 def test_the_avatar_and_unlogged_actions_survive_a_resume(sim):
@@ -213,13 +213,13 @@ def test_the_avatar_and_unlogged_actions_survive_a_resume(sim):
     me.walk_to(next_to(sim, ISABELLA))
     sim.run(until_step=sim.step_no + 2)
     me.set_object("cafe counter", "is sticky")  # not yet in the log: in the checkpoint
-    tile, path = sim.state.tile_of("Ana"), list(sim.town.avatar.path)
+    tile, path = sim.state.tile_of("Ana"), list(sim.town.user.avatar.path)
     directory, step = sim.directory, sim.step_no
     sim.close()
     again = Simulation.resume(directory, model=scripted_model(), embedder=WordEmbedder())
     try:
         assert again.step_no == step
-        assert again.state.tile_of("Ana") == tile and again.town.avatar.path == path
+        assert again.state.tile_of("Ana") == tile and again.town.user.avatar.path == path
         again.run(until_step=step + 1)
         last = events(again)[-1]
         assert [a.kind for a in last.actions] == ["set"]
@@ -316,11 +316,11 @@ def test_the_api_acts_and_answers_mistakes_with_400(server):
     ],
 )
 def test_requests_not_from_the_page_are_refused(server, headers, token):
-    before = list(server.live.sim.town.actions)
+    before = list(server.live.sim.town.user.actions)
     status, data = post(server, "set", {"object": "cafe counter", "state": "on fire"}, token=token,
                         headers=headers)  # fmt: skip
     assert status == 403, data
-    assert server.live.sim.town.actions == before
+    assert server.live.sim.town.user.actions == before
     assert server.live.sim.state.object_state("Hobbs Cafe: cafe: cafe counter") != "on fire"
 
 
@@ -592,7 +592,7 @@ def test_another_site_cannot_drive_the_town(browser, server):  # noqa: F811
         elsewhere.server_close()
     assert outcome == ["opaque:0", "refused"]  # sent blind (and refused there), or not at all
     assert server.live.sim.state.object_state("Hobbs Cafe: cafe: piano") != "on fire"
-    assert not server.live.sim.town.actions
+    assert not server.live.sim.town.user.actions
 
 
 def test_a_body_too_long_is_refused(server):
@@ -610,10 +610,10 @@ def test_when_the_resident_ends_the_conversation_it_is_kept_once(sim):
         "end": True,
     }
     got = me.say(ISABELLA, "Got a minute?")
-    assert got.ended and sim.town.avatar.partner is None
+    assert got.ended and sim.town.user.avatar.partner is None
     stream = sim.resident(ISABELLA).agent.stream
     assert len([r for r in stream if r.kind is Kind.CHAT and r.object == "Ana"]) == 1
-    assert [c.between for c in sim.town.avatar_chats] == [["Ana", ISABELLA]]
+    assert [c.between for c in sim.town.user.avatar_chats] == [["Ana", ISABELLA]]
 
 
 def test_stats_and_report_read_a_played_run(sim):
@@ -646,6 +646,6 @@ def test_a_town_that_failed_takes_no_more_actions(sim):
         assert live.status()["error"] == "the town stopped: disk full"
         with pytest.raises(RuntimeError, match="disk full"):
             live.call(lambda me: me.enter("Ana"))
-        assert sim.town.avatar is None
+        assert sim.town.user.avatar is None
     finally:
         live.stop()

@@ -46,7 +46,7 @@ def test_play_on_the_real_model(tmp_path, real_model, real_embedder):
             status, data = post(server, "say", {"resident": ISABELLA, "text": "Hi! Who are you?"})
             assert status == 200, data
             assert json.loads(data)["reply"].strip()
-            if sim.town.avatar.partner is not None:
+            if sim.town.user.avatar.partner is not None:
                 assert post(server, "leave", {})[0] == 200
             chats = [r for r in sim.resident(ISABELLA).agent.stream if r.kind is Kind.CHAT]
             assert any("Ana" in r.description for r in chats)
@@ -57,7 +57,7 @@ def test_play_on_the_real_model(tmp_path, real_model, real_embedder):
     # Logged with the next step (the scripted tests run it); until then in the checkpoint.
     again = Simulation.open(tmp_path / "run", model=real_model, embedder=real_embedder)
     try:
-        assert [a.kind for a in again.town.actions] == ["talk", "enter", "say", "leave"]
-        assert again.town.avatar.name == "Ana"
+        assert [a.kind for a in again.town.user.actions] == ["talk", "enter", "say", "leave"]
+        assert again.town.user.avatar.name == "Ana"
     finally:
         again.close()

@@ -138,36 +138,36 @@ def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, wo
     now = block.start + timedelta(minutes=10)
     hall = "Dorm for Oak Hill College: common room"
     klaus.action = Action("talking", now, now, hall, "💬", partner="Maria Lopez")
-    assert sim.town._placing(klaus, now) == (None, block.activity)
+    assert sim.town.thinking.placing(klaus, now) == (None, block.activity)
     klaus.action = Action("reading", now, now, hall, "📖")  # a step of the block: stay there
-    assert sim.town._placing(klaus, now) == ("Dorm for Oak Hill College", None)
+    assert sim.town.thinking.placing(klaus, now) == ("Dorm for Oak Hill College", None)
     sim.close()
 
 
 def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, word_embedder):
-    """Town.why_not_talk decides for the town's pairs and for the avatar's lines: in one room
+    """Conversations.why_not decides for the town's pairs and for the avatar's lines: in one room
     within sight, the listener awake and in no conversation with a third, no recent talk."""
     sim, _ = make_sim(tmp_path, word_embedder, hours=0.1)
-    town, now = sim.town, sim.now
+    talking, now = sim.town.conversations, sim.now
     maria, klaus = sim.resident("Maria Lopez"), sim.resident("Klaus Mueller")
     hall = "Dorm for Oak Hill College: common room"
     tiles = [t for t in sim.world.tiles_of(hall) if sim.world.is_walkable(t)]
     corner, beside, far_corner = tiles[0], tiles[1], tiles[-1]  # 11 tiles apart; sight: 8
     sim.state.place(maria.name, corner)
     sim.state.place(klaus.name, beside)
-    assert town.why_not_talk(maria.name, klaus, now) is None
+    assert talking.why_not(maria.name, klaus, now) is None
     sim.state.place(klaus.name, far_corner)
-    assert town.why_not_talk(maria.name, klaus, now) == "far"  # one room, out of sight
+    assert talking.why_not(maria.name, klaus, now) == "far"  # one room, out of sight
     sim.state.place(klaus.name, sim.world.spawn_of(klaus.name))
-    assert town.why_not_talk(maria.name, klaus, now) == "far"  # another room
+    assert talking.why_not(maria.name, klaus, now) == "far"  # another room
     sim.state.place(klaus.name, beside)
     klaus.action = Action("sleeping", now, now + timedelta(hours=1), hall, "😴", asleep=True)
-    assert town.why_not_talk(maria.name, klaus, now) == "asleep"
+    assert talking.why_not(maria.name, klaus, now) == "asleep"
     klaus.action = Action("talking", now, now, hall, "💬", partner="Isabella Rodriguez")
-    assert town.why_not_talk(maria.name, klaus, now) == "busy"
+    assert talking.why_not(maria.name, klaus, now) == "busy"
     klaus.action = Action("talking", now, now, hall, "💬", partner=maria.name)
-    assert town.why_not_talk(maria.name, klaus, now) is None  # a conversation going on
-    assert not town._can_talk(klaus, maria, now)  # but the town starts none while in one
+    assert talking.why_not(maria.name, klaus, now) is None  # a conversation going on
+    assert not talking.can_start(klaus, maria, now)  # but the town starts none while in one
 
     # The avatar is told the same rule's reasons, in words.
     me = Interactions(sim)
@@ -186,11 +186,11 @@ def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, wor
     klaus.action = None
     sim.state.place("Ana", sim.world.spawn_of("town entrance"))
     talk = Decision(OptionKind.TALK, partner=klaus.name)
-    (chat,) = town._conversations({maria.name: talk}, now)
+    (chat,) = talking.hold({maria.name: talk}, now)
     assert chat.between == [maria.name, klaus.name]
-    assert town.why_not_talk(maria.name, klaus, now) == "cooling"
+    assert talking.why_not(maria.name, klaus, now) == "cooling"
     later = now + timedelta(minutes=sim.settings.conversation.cooldown_minutes)
-    assert town.why_not_talk(klaus.name, maria, later) is None
+    assert talking.why_not(klaus.name, maria, later) is None
     sim.close()
 
 
@@ -214,16 +214,16 @@ def test_a_one_person_place_makes_the_next_person_wait(tmp_path, word_embedder):
     shower = next(
         o.address for o in world.arenas if o.address == bathroom for o in o.objects.values()
     )
-    sim.town.start(klaus, "taking a shower", sim.now, sim.now + timedelta(minutes=10))
+    sim.town.sandbox.start(klaus, "taking a shower", sim.now, sim.now + timedelta(minutes=10))
     klaus.action.address = shower  # whatever the model chose, this is where Klaus goes
-    sim.town.walk_to(klaus, shower)
+    sim.town.sandbox.walk_to(klaus, shower)
     assert klaus.waiting
     assert "waiting for" in sim.state.event_of(klaus.name).description
     for _ in range(3):
-        sim.town.move(klaus)
+        sim.town.sandbox.move(klaus)
     assert sim.state.tile_of(klaus.name) not in inside
     sim.state.place(maria.name, world.spawn_of(maria.name))  # she leaves
-    sim.town.move(klaus)
+    sim.town.sandbox.move(klaus)
     assert not klaus.waiting
     assert sim.state.event_of(klaus.name).description == "Klaus Mueller is taking a shower"
     sim.close()

@@ -108,7 +108,7 @@ PARTS = {
         sim.resident(ISABELLA).perception,
         fresh.resident(ISABELLA).perception,
     ),
-    "avatar": lambda sim, fresh: (sim.town.avatar, Avatar("Someone Else")),
+    "avatar": lambda sim, fresh: (sim.town.user.avatar, Avatar("Someone Else")),
     "feed agent": feed_agents,
 }
 COVERS = {
@@ -173,15 +173,15 @@ def test_a_run_made_before_the_typed_checkpoint_resumes(tmp_path):
     sim = Simulation.resume(directory, model=scripted_model(), embedder=WordEmbedder())
     assert sim.step_no == 113
     town = sim.town
-    assert town.cooldowns == {(KLAUS, MARIA): datetime(2023, 2, 13, 7, 38, 50)}
-    assert town.avatar.lines[0] == Line("Ana", "Hello, what are you up to?")
-    assert town.avatar.partner == ISABELLA
+    assert town.conversations.cooldowns == {(KLAUS, MARIA): datetime(2023, 2, 13, 7, 38, 50)}
+    assert town.user.avatar.lines[0] == Line("Ana", "Hello, what are you up to?")
+    assert town.user.avatar.partner == ISABELLA
     steps = town.residents[ISABELLA].plan.blocks[2].steps
     assert steps[0] == PlanStep(
         "working at the counter of Hobbs Cafe", datetime(2023, 2, 13, 7), 40
     )
     assert town.residents[ISABELLA].last_decision == {"Ana": datetime(2023, 2, 13, 7, 17)}
-    assert [a.kind for a in town.actions] == ["set", "say"]  # logged with the next step
+    assert [a.kind for a in town.user.actions] == ["set", "say"]  # logged with the next step
     assert town.residents[MARIA].asleep and not town.residents[KLAUS].asleep
     assert all(isinstance(item, PlanItem) for item in town.residents[KLAUS].plan.outline)
     assert town.residents[KLAUS].plan.outline[1].activity == "having breakfast"
@@ -190,7 +190,7 @@ def test_a_run_made_before_the_typed_checkpoint_resumes(tmp_path):
     assert saved_json(directory)["version"] == checkpoint.VERSION
     again = Simulation.open(directory, model=scripted_model(), embedder=WordEmbedder())
     assert again.step_no == 116
-    assert again.town.cooldowns == {(KLAUS, MARIA): datetime(2023, 2, 13, 7, 38, 50)}
+    assert again.town.conversations.cooldowns == {(KLAUS, MARIA): datetime(2023, 2, 13, 7, 38, 50)}
     again.close()
 
 

@@ -18,6 +18,7 @@ from simulacra.sim import record as rec
 from simulacra.sim.avatar import ENTRANCE, Avatar
 from simulacra.sim.resident import Resident
 from simulacra.sim.simulation import Simulation
+from simulacra.sim.user import User
 from simulacra.text import bounded, check_name
 from simulacra.world.grid import Tile
 
@@ -42,8 +43,8 @@ class Interactions:
         self.sim = sim
 
     @property
-    def town(self):
-        return self.sim.town
+    def user(self) -> User:
+        return self.sim.town.user
 
     # -- interviews, the inner voice, objects ------------------------------------------------
 
@@ -87,14 +88,14 @@ class Interactions:
             raise UserError(str(e), field="name") from None
         if len(name) > NAME_CHARS:
             raise UserError(f"the name is longer than {NAME_CHARS} characters", field="name")
-        avatar = self.town.avatar
+        avatar = self.user.avatar
         if avatar is not None and avatar.name != name:
             raise UserError(
                 f"you are in the town as {avatar.name} already", field="name", fix=avatar.name
             )
         if name in self.sim.residents:
             raise UserError(f"{name} lives in the town: choose another name", field="name")
-        tile = self.town.let_in(name, self.sim.world.spawn_of(ENTRANCE))
+        tile = self.user.let_in(name, self.sim.world.spawn_of(ENTRANCE))
         self._note(kind="enter", by=name, tile=tile)
         self.sim.checkpoint()
         return tile
@@ -111,7 +112,7 @@ class Interactions:
             raise UserError(f"there is no way to tile {tile} from here", field="tile")
         self._end_conversation()
         avatar.path = path
-        self.town.show_avatar()
+        self.user.show_avatar()
         self._note(kind="move", by=avatar.name, tile=tile)
         return len(path)
 
@@ -128,7 +129,7 @@ class Interactions:
         self._end_conversation()
         avatar.path = []
         self.sim.state.move(avatar.name, tile)
-        self.town.show_avatar()
+        self.user.show_avatar()
         self._note(kind="move", by=avatar.name, tile=tile)
         return tile
 
@@ -147,9 +148,9 @@ class Interactions:
         now = self.sim.now
         avatar.partner = r.name
         avatar.lines.append(Line(avatar.name, text))
-        self.town.talk_with_avatar(r, now)
-        self.town.show_avatar()
-        setting = self.town.setting_of(r)
+        self.sim.town.conversations.talk_with_avatar(r, avatar.name, now)
+        self.user.show_avatar()
+        setting = self.sim.town.sandbox.setting_of(r)
         reply = r.agent.respond(avatar.lines, avatar.name, setting=setting, at=now)
         avatar.lines.append(Line(r.name, reply.text))
         ended = reply.ends_conversation
@@ -180,12 +181,12 @@ class Interactions:
         return found
 
     def avatar(self) -> Avatar:
-        if self.town.avatar is None:
+        if self.user.avatar is None:
             raise UserError("enter the town first", field="name", fix="give your avatar a name")
-        return self.town.avatar
+        return self.user.avatar
 
     def _check_can_talk(self, avatar: Avatar, r: Resident) -> None:
-        why = self.town.why_not_talk(avatar.name, r, self.sim.now)
+        why = self.sim.town.conversations.why_not(avatar.name, r, self.sim.now)
         if why == "far":
             raise UserError(f"{r.name} is too far away to hear you", fix="walk over first")
         if why == "asleep":
@@ -198,23 +199,23 @@ class Interactions:
     def _end_conversation(self, *, remembered: bool = False) -> None:
         """The conversation is over: the resident keeps it (the transcript, a planning note
         and a memo, as after any conversation) and it goes into the log as a chat."""
-        avatar = self.town.avatar
+        avatar = self.user.avatar
         if avatar is None or avatar.partner is None:
             return
         r = self.sim.residents[avatar.partner]
         now = self.sim.now
         if not remembered:
             remember_conversation(r.agent, avatar.name, avatar.lines, now)
-        self.town.note_avatar_chat(
+        self.user.note_avatar_chat(
             rec.Chat(
                 between=[avatar.name, r.name],
                 lines=[rec.ChatLine(speaker=x.speaker, text=x.text) for x in avatar.lines],
             )
         )
         self._note(kind="leave", by=avatar.name, to=r.name)
-        self.town.end_talk_with_avatar(r, now)
+        self.sim.town.conversations.end_talk_with_avatar(r, avatar.name, now)
         avatar.partner, avatar.lines = None, []
-        self.town.show_avatar()
+        self.user.show_avatar()
 
     def _note(self, **fields) -> None:
-        self.town.note(rec.UserAction(**fields))
+        self.user.note(rec.UserAction(**fields))

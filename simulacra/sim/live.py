@@ -108,7 +108,7 @@ class LiveRun:
     def _publish(self) -> None:
         """A copy of what status() shows, made on this thread: others only read it."""
         sim = self.sim
-        avatar = sim.town.avatar
+        avatar = sim.town.user.avatar
         shown = None
         if avatar is not None:
             event = sim.state.event_of(avatar.name)

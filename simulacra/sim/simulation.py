@@ -117,7 +117,7 @@ class Simulation:
         sim = cls._open(directory, meta, load_world(copy), settings, model, embedder)
         # Seed memories go in the first step's record; the cursor is saved with the
         # checkpoint, so a run killed during step 0 still logs them when resumed.
-        sim.town.log_memories_from_start()
+        sim.town.recorder.log_memories_from_start()
         for resident in sim.residents.values():
             sim.state.place(resident.name)
 

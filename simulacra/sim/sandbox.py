@@ -1,0 +1,167 @@
+"""The sandbox's side of a resident's action (paper §5): where it happens, the event others
+perceive while it lasts, the walk there one tile a step (waiting for room in a one-person
+place), and the state of the object it uses.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from simulacra import gametime
+from simulacra.cognition.act import place_action
+from simulacra.cognition.emoji import emoji
+from simulacra.cognition.plan import is_sleeping
+from simulacra.llm.phrases import phrases_beside
+from simulacra.sim.places import PlaceChooser, arena_of, bed_of
+from simulacra.sim.resident import Action, Resident
+from simulacra.world import World, WorldState
+from simulacra.world.tree import IDLE, GameObject
+
+PHRASES = phrases_beside(__file__, "town")
+
+
+class Sandbox:
+    def __init__(self, world: World, state: WorldState, places: PlaceChooser) -> None:
+        self.world = world
+        self.state = state
+        self.places = places
+
+    # -- beginning an action ---------------------------------------------------------------
+
+    def start(
+        self,
+        r: Resident,
+        activity: str,
+        now: datetime,
+        end: datetime,
+        within: str | None = None,
+        purpose: str | None = None,
+    ) -> None:
+        """Begin ``activity``: place it (as a part of ``purpose``, its block, if given;
+        in the building ``within``, if given and it has a place the agent may use), show it,
+        and set off there."""
+        self.stop_using(r)
+        activity = " ".join(activity.split()).rstrip(".")
+        if is_sleeping(activity):
+            action = Action(
+                activity,
+                now,
+                end,
+                bed_of(self.world, r.persona),
+                emoji("sleep"),
+                object=activity,
+                object_state=PHRASES.text("slept_in"),
+                asleep=True,
+            )
+        else:
+            query = purpose or activity
+            options = self.places.candidates(r, query, self.state.tile_of(r.name), within)
+            placed = place_action(
+                r.agent,
+                now=gametime.describe(now),
+                here=self.location(r),
+                activity=activity,
+                purpose=purpose,
+                minutes=max(1, int((end - now).total_seconds() // 60)),
+                places=options.places,
+                notes=options.notes,
+            )
+            action = Action(
+                activity,
+                now,
+                end,
+                placed.place,
+                placed.emoji,
+                placed.predicate,
+                placed.object,
+                placed.object_state,
+            )
+        r.action = action
+        self.show(r)
+        self.walk_to(r, action.address)
+
+    def begin(self, r: Resident, action: Action) -> None:
+        """Begin ``action`` where ``r`` stands (a conversation): no walk, nothing used."""
+        self.stop_using(r)
+        r.path = []
+        r.waiting = False
+        r.action = action
+        self.show(r)
+
+    # -- walking ---------------------------------------------------------------------------
+
+    def walk_to(self, r: Resident, address: str) -> None:
+        taken = [t for name, t in self.state.positions().items() if name != r.name]
+        path = self.world.path_to(self.state.tile_of(r.name), address, avoid=taken)
+        r.path = path or []
+        r.waiting = not self.state.has_room(address, r.name)
+        if r.waiting:
+            self.state.set_action(r.name, "is", self.waiting(address))
+        elif not r.path:
+            self._arrive(r)
+
+    def come_over(self, r: Resident, to: Resident) -> None:
+        """``r`` walks over to stand next to ``to``."""
+        walk = self.world.path(self.state.tile_of(r.name), self.state.tile_of(to.name))
+        r.path = (walk or [])[:-1]
+
+    def move(self, r: Resident) -> None:
+        """One tile on the way, or on waiting for room."""
+        if r.action is None or not r.path:
+            return
+        if r.waiting:
+            if not self.state.has_room(r.action.address, r.name):
+                return
+            r.waiting = False
+            self.show(r)
+        self.state.move(r.name, r.path.pop(0))
+        if not r.path:
+            self._arrive(r)
+
+    # -- where, and what others see ----------------------------------------------------------
+
+    def here(self, r: Resident) -> str:
+        """The address where ``r`` stands; "" on the street."""
+        return self.world.place_at(self.state.tile_of(r.name)).address
+
+    def location(self, r: Resident) -> str:
+        """Where ``r`` stands as the prompts name it: its address, or the street."""
+        return self.here(r) or PHRASES.text("street")
+
+    def setting_of(self, r: Resident) -> str:
+        """Where a conversation with ``r`` takes place, in words."""
+        here = self.here(r)
+        return self.world.phrase(here) if here else PHRASES.text("on_the_street")
+
+    def doing(self, r: Resident) -> str:
+        """What ``r`` is doing, as shown after its name."""
+        if r.action is None:
+            return IDLE
+        if r.waiting:
+            return self.waiting(r.action.address)
+        return r.action.activity
+
+    def waiting(self, address: str) -> str:
+        return PHRASES.text("waiting", place=self.world.phrase(arena_of(self.world, address)))
+
+    def show(self, r: Resident) -> None:
+        """Make the resident's action its event in the world: the model's triple, told as
+        "<name> is <activity>"."""
+        a = r.action
+        told = PHRASES.text("doing", name=r.name, activity=a.activity)
+        self.state.set_action(r.name, a.predicate, a.object, told)
+
+    # -- the object used ---------------------------------------------------------------------
+
+    def _arrive(self, r: Resident) -> None:
+        action = r.action
+        if action is None or not action.object_state:
+            return
+        if isinstance(self.world.find(action.address), GameObject):
+            self.state.set_object_state(action.address, action.object_state)
+            r.using = action.address
+
+    def stop_using(self, r: Resident) -> None:
+        if r.using is not None:
+            self.state.reset_object_state(r.using)
+            r.using = None

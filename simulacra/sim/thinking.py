@@ -1,0 +1,167 @@
+"""Each resident's own thinking in a step (paper §4): a day plan when a day begins, then,
+unless asleep, perceiving, remembering and deciding about the first thing worth it (phase
+1); and, once the conversations are held, the next action of whoever's is over or who
+reacted (phase 3). The model is called only when something changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import partial
+
+from simulacra.cognition import plan as planning
+from simulacra.cognition.decide import Decision, OptionKind, decide
+from simulacra.memory import NewMemory
+from simulacra.settings import Settings
+from simulacra.sim.conversation import Conversations
+from simulacra.sim.lockstep import Lockstep
+from simulacra.sim.resident import Resident
+from simulacra.sim.sandbox import Sandbox
+from simulacra.world import Event
+from simulacra.world.tree import IDLE, split_address
+
+
+@dataclass
+class Thoughts:
+    """What the residents' own thinking in a step came to, for the phases after it."""
+
+    plans: dict[str, planning.DayPlan] = field(default_factory=dict)  # day plans made
+    talks: dict[str, Decision] = field(default_factory=dict)  # who decided to talk, to whom
+    reacting: set[str] = field(default_factory=set)  # who reacted: their next action is now
+
+
+class Thinking:
+    def __init__(
+        self,
+        settings: Settings,
+        residents: dict[str, Resident],
+        sandbox: Sandbox,
+        conversations: Conversations,
+        *,
+        lockstep: Lockstep,
+        step_seconds: int,
+    ) -> None:
+        self.settings = settings
+        self.residents = residents
+        self.sandbox = sandbox
+        self.conversations = conversations
+        self.lockstep = lockstep
+        self.step_seconds = step_seconds
+
+    # -- phase 1: each resident on its own ------------------------------------------------
+
+    def think(self, now: datetime) -> Thoughts:
+        thoughts = Thoughts()
+        self.lockstep.run([partial(self._think, r, now, thoughts) for r in self.residents.values()])
+        return thoughts
+
+    def _think(self, r: Resident, now: datetime, thoughts: Thoughts) -> None:
+        agent = r.agent
+        agent.now = now
+        if r.needs_day_plan(now.date()):
+            if r.plan is not None:
+                r.yesterday = planning.revise_for_new_day(agent, now.date())
+            r.plan = planning.plan_day(agent, now.date(), r.yesterday)
+            thoughts.plans[r.name] = r.plan
+            if r.action is not None and not r.talking:
+                r.action.end = now  # today's plan decides what comes next
+        if r.asleep and now < r.action.end:
+            return  # eyes closed: no perceiving, no deciding, no calls
+        agent.refresh_summary(now)
+        # The state of the thing one is using oneself is no news.
+        seen = [
+            e
+            for e in r.perception.perceive(self.sandbox.state, self.settings.perception)
+            if e.subject != r.using
+        ]
+        if seen:
+            agent.remember([observation(e) for e in seen], now)
+        focus = self._focus(r, seen, now)
+        if focus is None or r.talking:
+            return
+        r.last_decision[focus.subject] = now
+        other = self.residents.get(focus.subject)
+        may_talk = other is not None and self.conversations.can_start(r, other, now)
+        decision = decide(
+            agent,
+            now=now,
+            place=self.sandbox.location(r),
+            status=r.action.activity if r.action else IDLE,
+            observation=focus.description,
+            subject=focus.subject,
+            people=[other.name] if may_talk else [],
+            k=self.settings.plan.react_memories,
+        )
+        if decision.choice is OptionKind.TALK:
+            thoughts.talks[r.name] = decision
+        elif decision.choice is OptionKind.REACT:
+            planning.replan_from(r.plan, now, decision.activity, decision.minutes)
+            thoughts.reacting.add(r.name)
+
+    def _focus(self, r: Resident, seen: list[Event], now: datetime) -> Event | None:
+        """The first new event worth a decision: a person, else an object doing something.
+        Not the same subject again within the reaction cool-down."""
+        wait = timedelta(minutes=self.settings.plan.react_cooldown_minutes)
+        fresh = []
+        for event in seen:
+            if event.is_idle or event.subject == r.name:
+                continue
+            last = r.last_decision.get(event.subject)
+            if last is not None and now - last < wait:
+                continue
+            fresh.append(event)
+        people = [e for e in fresh if e.subject in self.residents]
+        things = [e for e in fresh if e.subject not in self.residents]
+        return (people or things or [None])[0]
+
+    # -- phase 3: the next action -----------------------------------------------------------
+
+    def act(self, now: datetime, reacting: set[str]) -> None:
+        """Whoever's action is over, or who reacted, picks the next one and sets off."""
+        due = [r for r in self.residents.values() if self._due(r, now, reacting)]
+        self.lockstep.run([partial(self._next_action, r, now, r.name in reacting) for r in due])
+
+    def _due(self, r: Resident, now: datetime, reacting: set[str]) -> bool:
+        if r.talking and now < r.action.end:
+            return False
+        return r.action is None or now >= r.action.end or r.name in reacting
+
+    def _next_action(self, r: Resident, now: datetime, reacting: bool = False) -> None:
+        activity, _, end = planning.current_step(
+            r.agent, r.plan, now, self.settings.plan.decompose_minutes
+        )
+        within, purpose = (None, None) if reacting else self.placing(r, now)
+        self.sandbox.start(
+            r,
+            activity,
+            now,
+            max(end, now + timedelta(seconds=self.step_seconds)),
+            within=within,
+            purpose=purpose,
+        )
+
+    def placing(self, r: Resident, now: datetime) -> tuple[str | None, str | None]:
+        """The building the next step stays in and the activity it is placed for.
+
+        A block's first step is placed as a part of the block's activity: "in a seat",
+        placed alone, put Maria's physics class on the dorm's sofa. Its later steps stay in
+        the building where the last one happened: Maria's morning routine had her read the
+        news in the college library and listen to music at the cafe, five minutes apart. A
+        conversation is not a step: it happens where two met, and after one in the dorm on
+        his way out, Klaus read "in the library" on the dorm's sofa all morning."""
+        block = r.plan.block_at(now) if r.plan is not None else None
+        last = r.action
+        if block is None:
+            return None, None
+        if last is None or last.start < block.start or last.asleep or last.partner:
+            return None, block.activity
+        if not self.settings.plan.stay_in_building:
+            return None, None
+        return split_address(last.address)[0], None
+
+
+def observation(event: Event) -> NewMemory:
+    return NewMemory(
+        event.description, subject=event.subject, predicate=event.predicate, object=event.object
+    )
