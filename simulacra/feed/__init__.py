@@ -1,6 +1,7 @@
 """The social feed: generative agents on an asynchronous thread board (the AI-DOL design).
 
-Built on the memory core alone (``llm``, ``embed``, ``memory`` and :class:`GenerativeAgent`);
+Built on the memory core alone (``llm``, ``embed``, ``memory`` and :class:`GenerativeAgent`),
+stepped by the town's engine (``sim/engine.py``, which knows nothing of towns either);
 nothing here knows of towns.
 """
 

@@ -1,4 +1,5 @@
-"""A feed run: the board, the agents, and the scheduler that wakes them in game time.
+"""A feed run: the board, the agents, and their wake-ups in game time, stepped by the engine
+(sim/engine.py) under the feed's schedule (schedule.py).
 
 Each wake-up an agent observes at most ``per_wake`` messages past its cursor. For each one it
 decides (react or ignore); a reaction becomes a reply and the thread's facts become memories.
@@ -17,10 +18,12 @@ Run directory::
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 from simulacra.embed import Embedder, open_embedder
@@ -28,6 +31,7 @@ from simulacra.errors import UserError
 from simulacra.feed import steps
 from simulacra.feed.agent import FeedAgent
 from simulacra.feed.board import BOARD_FILE, Board, FeedDecision, Message
+from simulacra.feed.schedule import FeedStepRecord, Schedule, WakeCount
 from simulacra.feed.world import (
     CHARACTERS_DIR,
     FEED_FILE,
@@ -41,6 +45,7 @@ from simulacra.feed.world import (
 from simulacra.llm import LanguageModel, open_model
 from simulacra.memory.record import Kind, NewMemory
 from simulacra.settings import RetrievalSettings, Settings
+from simulacra.sim.engine import Engine
 from simulacra.text import check_free_text
 
 AGENTS_DIR = "agents"
@@ -194,25 +199,34 @@ class FeedRun:
     def post(self, author: str, text: str, reply_to: int | None = None) -> Message:
         return post_to(self.board, [a.name for a in self.agents], author, text, reply_to)
 
-    # -- the scheduler ---------------------------------------------------------------------
+    # -- running -----------------------------------------------------------------------------
 
-    def run(self, hours: float, on_decision: OnDecision | None = None) -> int:
-        """Advance the clock ``hours`` of game time, waking each agent on its cadence.
-        Returns the number of wake-ups."""
-        until = self.now + timedelta(hours=hours)
-        wakes = 0
-        while True:
-            due = [a for a in self.agents if a.next_wake is not None and a.next_wake <= until]
-            if not due:
-                break
-            agent = min(due, key=lambda a: (a.next_wake, a.name))
-            at = agent.next_wake
-            self.wake(agent, at, on_decision)
-            wakes += 1
-            if at > self.now:
-                self.board.set_now(at)
-        self.board.set_now(until)
-        return wakes
+    def run(
+        self,
+        hours: float,
+        on_decision: OnDecision | None = None,
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> int:
+        """Advance the clock ``hours`` of game time, waking each agent on its cadence, in
+        steps of that cadence; ``should_stop`` is polled between steps. Returns the number of
+        wake-ups."""
+        start = self.now
+        until = start + timedelta(hours=hours)
+        every = timedelta(minutes=self.rules.wake_every_minutes)
+        schedule = Schedule(
+            self.agents, self.board, partial(self.wake, on_decision=on_decision), until=until
+        )
+        steps = math.ceil((until - start) / every) + 1  # the first at the start, the last at until
+        engine: Engine[FeedStepRecord] = Engine(
+            start=start,
+            step_seconds=int(every.total_seconds()),
+            rules=schedule,
+            checkpoint=schedule.checkpoint,
+            checkpoint_every=max(steps, 1),  # each wake-up commits itself: the clock at the end
+        )
+        count = WakeCount()
+        engine.run(count, until_step=steps, should_stop=should_stop)
+        return count.wakes
 
     def wake(self, agent: FeedAgent, at: datetime, on_decision: OnDecision | None = None) -> None:
         """One wake-up: observe, then react, act and remember, message by message."""

@@ -1,6 +1,8 @@
 """The engine: a clock that advances one step of game time at a time, drives the rules of a
 world, hands each step's record to an event sink, checkpoints every N steps and at the end,
-and stops between steps when asked. It knows nothing of towns, agents or models.
+and stops between steps when asked. It knows nothing of towns, agents or models, nor of
+what a record holds: the town's rules make a StepRecord (record.py), the feed's a record of
+its wake-ups (feed/schedule.py).
 """
 
 from __future__ import annotations
@@ -8,28 +10,30 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
-from simulacra.sim.record import StepRecord
+R = TypeVar("R")  # what the rules record of a step
+R_co = TypeVar("R_co", covariant=True)
+R_contra = TypeVar("R_contra", contravariant=True)
 
 
-class Rules(Protocol):
-    def step(self, step: int, now: datetime) -> StepRecord:
+class Rules(Protocol[R_co]):
+    def step(self, step: int, now: datetime) -> R_co:
         """Everything that happens in one step, and its record."""
         ...
 
 
-class EventSink(Protocol):
-    def write(self, record: StepRecord) -> None: ...
+class EventSink(Protocol[R_contra]):
+    def write(self, record: R_contra) -> None: ...
 
 
-class Engine:
+class Engine(Generic[R]):
     def __init__(
         self,
         *,
         start: datetime,
         step_seconds: int,
-        rules: Rules,
+        rules: Rules[R],
         checkpoint: Callable[[], None],
         checkpoint_every: int,
     ) -> None:
@@ -55,7 +59,7 @@ class Engine:
         running = time.monotonic() - self._running_since if self._running_since else 0.0
         return self.wall_seconds + running
 
-    def step(self, sink: EventSink) -> StepRecord:
+    def step(self, sink: EventSink[R]) -> R:
         record = self.rules.step(self.step_no, self.now)
         sink.write(record)
         self.step_no += 1
@@ -63,10 +67,10 @@ class Engine:
 
     def run(
         self,
-        sink: EventSink,
+        sink: EventSink[R],
         *,
         until_step: int,
-        on_step: Callable[[StepRecord], None] | None = None,
+        on_step: Callable[[R], None] | None = None,
         should_stop: Callable[[], bool] = lambda: False,
         between_steps: Callable[[], None] = lambda: None,
     ) -> None:

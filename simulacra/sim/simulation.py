@@ -65,7 +65,7 @@ class Simulation:
             lockstep=self.lockstep,
             model=model,
         )
-        self.engine = Engine(
+        self.engine: Engine[StepRecord] = Engine(
             start=meta.start,
             step_seconds=meta.step_seconds,
             rules=self.town,
