@@ -33,6 +33,24 @@ class Avatar:
     partner: str | None = None  # the resident it is talking with
     lines: list[Line] = field(default_factory=list)  # that conversation so far
 
+    def set_off(self, path: list[Tile]) -> None:
+        """Walk ``path``, a tile a step; [] stops where it stands."""
+        self.path = list(path)
+
+    def next_tile(self) -> Tile:
+        return self.path.pop(0)
+
+    def say_to(self, partner: str, text: str) -> None:
+        """A line to ``partner``, in the conversation with it (begun by the first line)."""
+        self.partner = partner
+        self.lines.append(Line(self.name, text))
+
+    def hear(self, line: Line) -> None:
+        self.lines.append(line)
+
+    def end_conversation(self) -> None:
+        self.partner, self.lines = None, []
+
     def describe(self, world: World, state: WorldState) -> str:
         """What the residents see it doing."""
         if self.partner is not None:

@@ -111,7 +111,7 @@ class Interactions:
         if path is None:
             raise UserError(f"there is no way to tile {tile} from here", field="tile")
         self._end_conversation()
-        avatar.path = path
+        avatar.set_off(path)
         self.user.show_avatar()
         self._note(kind="move", by=avatar.name, tile=tile)
         return len(path)
@@ -127,7 +127,7 @@ class Interactions:
         if tile not in world.grid or not world.is_walkable(tile):
             raise UserError("something is in the way", field="tile")
         self._end_conversation()
-        avatar.path = []
+        avatar.set_off([])
         self.sim.state.move(avatar.name, tile)
         self.user.show_avatar()
         self._note(kind="move", by=avatar.name, tile=tile)
@@ -146,13 +146,12 @@ class Interactions:
         if avatar.partner not in (None, r.name):
             self._end_conversation()
         now = self.sim.now
-        avatar.partner = r.name
-        avatar.lines.append(Line(avatar.name, text))
+        avatar.say_to(r.name, text)
         self.sim.town.conversations.talk_with_avatar(r, avatar.name, now)
         self.user.show_avatar()
         setting = self.sim.town.sandbox.setting_of(r)
         reply = r.agent.respond(avatar.lines, avatar.name, setting=setting, at=now)
-        avatar.lines.append(Line(r.name, reply.text))
+        avatar.hear(Line(r.name, reply.text))
         ended = reply.ends_conversation
         if len(avatar.lines) >= self.sim.settings.conversation.max_utterances:
             ended = True
@@ -214,7 +213,7 @@ class Interactions:
         )
         self._note(kind="leave", by=avatar.name, to=r.name)
         self.sim.town.conversations.end_talk_with_avatar(r, avatar.name, now)
-        avatar.partner, avatar.lines = None, []
+        avatar.end_conversation()
         self.user.show_avatar()
 
     def _note(self, **fields) -> None:

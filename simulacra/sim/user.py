@@ -46,7 +46,7 @@ class User:
         """The user's avatar walks in at ``entrance`` (again, if it is in the town already:
         it stops where it was going)."""
         self.avatar = self.avatar or Avatar(name)
-        self.avatar.path = []
+        self.avatar.set_off([])
         tile = self.state.place(name, entrance)
         self.show_avatar()
         return tile
@@ -60,7 +60,7 @@ class User:
     def move_avatar(self) -> None:
         """One tile on the avatar's way, like everyone's."""
         if self.avatar is not None and self.avatar.path:
-            self.state.move(self.avatar.name, self.avatar.path.pop(0))
+            self.state.move(self.avatar.name, self.avatar.next_tile())
             self.show_avatar()
 
     def avatar_step(self) -> rec.AvatarStep | None:
