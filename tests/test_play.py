@@ -285,6 +285,24 @@ def test_the_live_run_steps_pauses_and_takes_actions_between_steps(live):
         live.call(lambda me: me.talk("Nobody", "a friend", "hi", remember=False))
 
 
+def test_each_user_input_is_one_typed_model_applied_between_steps(live):
+    """Every input the page may send is a model of sim/inputs.py with a case in
+    Interactions.apply; the live run applies one on its own thread, between two steps."""
+    from simulacra.sim import inputs
+    from simulacra.viewer.play_api import ACTIONS
+
+    kinds = set(inputs.UserInput.__subclasses__())
+    assert {model for model, _ in ACTIONS.values()} == kinds
+    tile = live.submit(inputs.Enter(name="Ana"))
+    assert live.status()["avatar"]["tile"] == list(tile)
+    with pytest.raises(UserError, match="not talking with anyone"):
+        live.submit(inputs.Leave())
+    with pytest.raises(UserError, match="no resident named 'Nobody'"):
+        live.submit(inputs.Whisper(resident="Nobody", statement="hi"))
+    with pytest.raises(TypeError, match="not a user input"):
+        live.submit(inputs.UserInput())
+
+
 def test_the_api_acts_and_answers_mistakes_with_400(server):
     status, data = post(server, "talk", {"resident": ISABELLA, "question": "What's new?"})
     assert status == 200, data

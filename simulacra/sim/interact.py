@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from simulacra.cognition.dialogue import Line, remember_conversation
 from simulacra.errors import UserError
+from simulacra.sim import inputs
 from simulacra.sim import record as rec
 from simulacra.sim.avatar import ENTRANCE, Avatar
 from simulacra.sim.resident import Resident
@@ -45,6 +46,28 @@ class Interactions:
     @property
     def user(self) -> User:
         return self.sim.town.user
+
+    def apply(self, command: inputs.UserInput) -> object:
+        """Do what one typed input of the user's asks; its answer (see each method)."""
+        match command:
+            case inputs.Talk():
+                c = command
+                return self.talk(c.resident, c.persona, c.question, remember=c.remember)
+            case inputs.Whisper():
+                return self.whisper(command.resident, command.statement)
+            case inputs.SetObject():
+                return self.set_object(command.object, command.state)
+            case inputs.Enter():
+                return self.enter(command.name)
+            case inputs.Move():
+                return self.walk_to((command.x, command.y))
+            case inputs.TileStep():
+                return self.step(command.dx, command.dy)
+            case inputs.Say():
+                return self.say(command.resident, command.text)
+            case inputs.Leave():
+                return self.leave()
+        raise TypeError(f"not a user input: {command!r}")
 
     # -- interviews, the inner voice, objects ------------------------------------------------
 

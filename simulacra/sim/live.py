@@ -15,6 +15,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TypeVar
 
+from simulacra.sim.inputs import UserInput
 from simulacra.sim.interact import Interactions
 from simulacra.sim.record import StepRecord
 from simulacra.sim.simulation import Simulation
@@ -81,6 +82,10 @@ class LiveRun:
         self._calls.put((action, future))
         self._wake.set()
         return future.result(timeout)
+
+    def submit(self, command: UserInput, timeout: float = ANSWER_SECONDS) -> object:
+        """Apply one typed input of the user's between two steps; its answer or error."""
+        return self.call(lambda me: me.apply(command), timeout)
 
     # -- on the simulation's thread ----------------------------------------------------------
 
