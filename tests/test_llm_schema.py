@@ -48,7 +48,8 @@ def test_unbounded_fields_are_refused():
 def test_shape_sentence_names_every_field_and_option():
     sentence = shape_sentence(json_schema(bounded_plan()))
     assert sentence.startswith("Answer with JSON only")
-    assert '"title": "<what the plan is about>" (at most 40 characters)' in sentence
+    assert '"title": "<what the plan is about>"' in sentence
+    assert sentence.endswith("at most 40 characters.")  # the bounds, after the JSON
     assert '"Hobbs Cafe", "Johnson Park"' in sentence
     assert "1 to 3 items" in sentence
 

@@ -176,10 +176,31 @@ def shape_sentence(schema: dict) -> str:
 @lru_cache(maxsize=512)
 def _shape_sentence(text: str) -> str:
     schema = json.loads(text)
-    return _SHAPE.raw("intro") + "\n" + _shape(schema, schema)
+    bounds: dict[str, int] = {}
+    shape = _shape(schema, schema, bounds=bounds)
+    return "\n".join([_SHAPE.raw("intro"), shape, *_bounds_line(bounds)])
 
 
-def _shape(node: dict, root: dict, description: str | None = None) -> str:
+def _bounds_line(bounds: dict[str, int]) -> list[str]:
+    """The strings' length bounds, after the JSON: written beside each string, they broke the
+    JSON's look (an hourly schedule read as 17 asides) or were copied into the answer when
+    inside its quotes ("writing down notes, at most 60 characters]")."""
+    if not bounds:
+        return []
+    if len(set(bounds.values())) == 1:
+        return [_SHAPE.raw("bound_each", n=next(iter(bounds.values())))]
+    shown = [_SHAPE.raw("bound", name=json.dumps(k), n=n) for k, n in bounds.items()]
+    return [_SHAPE.raw("bounds", bounds=shown)]
+
+
+def _shape(
+    node: dict,
+    root: dict,
+    description: str | None = None,
+    *,
+    bounds: dict[str, int],
+    name: str = "",
+) -> str:
     description = node.get("description", description)
     node = _deref(node, root)
     description = node.get("description", description)
@@ -191,11 +212,12 @@ def _shape(node: dict, root: dict, description: str | None = None) -> str:
     kind = node.get("type")
     if kind == "object":
         fields = ", ".join(
-            f"{json.dumps(k)}: {_shape(v, root)}" for k, v in node.get("properties", {}).items()
+            f"{json.dumps(k)}: {_shape(v, root, bounds=bounds, name=k)}"
+            for k, v in node.get("properties", {}).items()
         )
         return "{" + fields + "}"
     if kind == "array":
-        item = _shape(node["items"], root)
+        item = _shape(node["items"], root, bounds=bounds, name=name)
         lo, hi = node.get("minItems", 0), node["maxItems"]
         if hi == 1:
             return _SHAPE.raw("one_item" if lo == 1 else "one_or_none", item=item)
@@ -203,7 +225,8 @@ def _shape(node: dict, root: dict, description: str | None = None) -> str:
         return _SHAPE.raw("items", item=item, count=count)
     if kind == "string":
         what = description or _SHAPE.raw("text")
-        return _SHAPE.raw("string", what=what, max_length=node["maxLength"])
+        bounds[name] = max(bounds.get(name, 0), node["maxLength"])
+        return _SHAPE.raw("string", what=what)
     if kind == "boolean":
         return _SHAPE.raw("boolean", label=label)
     if kind in ("integer", "number"):
