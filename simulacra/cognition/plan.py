@@ -353,7 +353,9 @@ def _minutes(delta: timedelta) -> int:
 
 
 def needs_steps(block: Block) -> bool:
-    return not is_sleeping(block.activity) and block.minutes >= 60
+    # Half an hour too: a wake-up at 07:30 leaves the morning routine 30 minutes, and whole it
+    # is washing and breakfast in one place (Maria's, at her bed, a README run).
+    return not is_sleeping(block.activity) and block.minutes >= 30
 
 
 def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
