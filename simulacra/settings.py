@@ -193,7 +193,13 @@ class PlanSettings(_Section):
         ge=1,
         le=5,
         description="day plans asked for (with other seeds) until one starts within "
-        "plan_start_hours of waking and has 4 different activities",
+        "plan_start_hours of waking and has plan_min_activities different activities",
+    )
+    # Two: Klaus's persona names two things he does (the library in the morning, Hobbs Cafe in
+    # the afternoon), and at four his plan was asked for three times a day, the 1.5B filling
+    # the other slots with "no events today" or repeats. One thing all day is still asked again.
+    plan_min_activities: int = Field(
+        2, ge=1, le=8, description="different activities a usable day plan has, the routine aside"
     )
     plan_start_hours: int = Field(
         2, ge=1, le=12, description="how long after waking a usable day plan begins"

@@ -244,6 +244,7 @@ def test_when_no_plan_is_usable_the_one_with_most_different_activities_is_kept(a
         plan = [{"time": t, "activity": f"reading {i % kinds}"} for i, t in enumerate(times)]
         return {**script(request), "plan": plan}
 
+    agent.settings.plan.plan_min_activities = 4  # none of the three is usable
     agent.model.completer.scripts["day_plan"] = repeating
     plan = planning.plan_day(agent, DAY)
     assert len(agent.model.completer.calls("day_plan")) == 3

@@ -314,7 +314,7 @@ def _usable(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> bool
     party's hour, and wrote Klaus's two items three times each; in the eval it wrote "working
     at Hobbs Cafe" at seven times."""
     starts_soon, different = _quality(items, wake_up, settings)
-    return starts_soon and different >= 4
+    return starts_soon and different >= settings.plan_min_activities
 
 
 def _quality(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> tuple[bool, int]:
