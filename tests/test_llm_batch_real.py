@@ -134,3 +134,31 @@ def test_drafting_from_the_prompt_keeps_the_answer_and_skips_passes(tmp_path):
     assert answers[0] == answers[1]
     assert logs[0]["drafted"] == 0
     assert 0 < logs[1]["kept"] <= logs[1]["drafted"]
+
+
+def test_an_answer_asked_to_avoid_a_text_copies_no_long_run_of_it(real_model):
+    """The retry of an echoed line: greedy, SmolLM2 copies the sentence it is shown; told to
+    avoid it, no AVOID_RUN tokens in a row of it come back."""
+    from dataclasses import replace
+
+    from simulacra.llm.batch import AVOID_RUN
+
+    said = "I'm excited to see how it goes and to have some fun with my friends and customers!"
+    Line = create_model("Line", __base__=Answer, says=(text(120), ...))
+    ask = Prompt(
+        "respond",
+        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
+        f'You said: "{said}" Klaus asks: "What is your plan?" Say your line again, word for word.',
+        agent="Isabella Rodriguez",
+        temperature=0.0,
+    )
+    free = real_model.generate(ask, Line)
+    steered = real_model.generate(replace(ask, avoid=(said,)), Line)
+    backend = real_model.completer
+    runs = _runs(backend.plain_tokens(said), AVOID_RUN)
+    assert _runs(backend.plain_tokens(free.says), AVOID_RUN) & runs, "copied when free"
+    assert not _runs(backend.plain_tokens(steered.says), AVOID_RUN) & runs
+
+
+def _runs(tokens: list[int], n: int) -> set[tuple[int, ...]]:
+    return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}

@@ -112,6 +112,7 @@ def next_line(
         RESPOND,
         lambda answer: _fresh(answer.says, lines, agent.name),
         agent.settings.conversation.line_attempts,
+        avoid=[line.text for line in lines],
         partner=partner,
         setting=setting,
         now=gametime.describe(now),

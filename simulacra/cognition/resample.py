@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from simulacra.interfaces import Mind
@@ -15,18 +15,24 @@ def ask_until(
     usable: Callable[[Any], bool],
     attempts: int,
     rank: Callable[[Any], Any] | None = None,
+    avoid: Sequence[str] = (),
     **variables: Any,
 ) -> Any:
     """The first usable answer, asked up to ``attempts`` times, each retry with the next seed
     after the settings' one. If none is usable, the best by ``rank`` (the earliest among
     equals), else the first: what a model with one seed would have given.
 
+    ``avoid``: texts a retry may not copy a long run of. Another seed alone is not enough where
+    copying is what the model is surest of: in the party run Isabella answered "What's your
+    plan?" with her own earlier sentence under three seeds, and the talk ended there.
+
     ``usable`` also runs while each answer is parsed, so what its rules refuse or rewrite
     (see repairs.py) is logged with the call that answered."""
     answers = []
     for attempt in range(attempts):
         seed = agent.settings.llm.seed + attempt if attempt else None
-        answer = agent.ask(template, seed=seed, after=usable, **variables)
+        steer = {"avoid": avoid} if attempt and avoid else {}
+        answer = agent.ask(template, seed=seed, after=usable, **steer, **variables)
         if usable(answer):
             return answer
         answers.append(answer)

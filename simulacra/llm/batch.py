@@ -47,6 +47,9 @@ MIN_RESTORE = 32
 # up to LOOKAHEAD of the tokens that followed them are drafted. A pass over 1 token takes 68 ms
 # on two cores, over 8 tokens 160 ms: a call stops drafting once too few drafts are kept.
 LOOKUP_NGRAM = 3
+# An answer may copy at most AVOID_RUN - 1 tokens in a row of a text it is to avoid: enough for
+# a name or a time ("at Hobbs Cafe at 5pm"), too few for a sentence said before.
+AVOID_RUN = 6
 LOOKAHEAD = 6
 MIN_KEPT_SHARE = 0.3
 DRAFT_TRIAL = 24  # drafted tokens before the share kept is judged, for a call and a template
@@ -67,6 +70,7 @@ class Job:
     top_p: float
     seed: int
     presence_penalty: float = 0.0
+    avoid: tuple[tuple[int, ...], ...] = ()  # token runs the answer may not copy AVOID_RUN of
     # filled while decoding
     answer: list[int] = field(default_factory=list)
     reused: int = 0
@@ -338,6 +342,10 @@ class BatchDecoder:
         logits = np.ctypeslib.as_array(
             lib.llama_get_logits_ith(self._ctx, index), shape=(self.n_vocab,)
         )
+        banned = _copying(job.answer, job.avoid)
+        if banned:
+            logits = logits.copy()  # llama.cpp's buffer is read again for a drafted position
+            logits[list(banned)] = -np.inf
         token = self._pick(slot.chain, logits, mask=None)
         if slot.grammar is not None and not self._allowed(slot.grammar, token):
             job.resampled += 1
@@ -468,6 +476,21 @@ class SavedPrefixes:
             lib.llama_memory_seq_rm(decoder._mem, seq, -1, -1)
             return False
         return True
+
+
+def _copying(answer: list[int], avoid: tuple[tuple[int, ...], ...]) -> set[int]:
+    """The tokens that would make the answer's last AVOID_RUN - 1 tokens, and the next, a run
+    of one of the texts to avoid."""
+    n = AVOID_RUN - 1
+    if not avoid or len(answer) < n:
+        return set()
+    tail = tuple(answer[-n:])
+    return {
+        text[i + n]
+        for text in avoid
+        for i in range(len(text) - n)
+        if text[i] == tail[0] and text[i : i + n] == tail
+    }
 
 
 def _rindex(tokens: list[int], token: int, end: int) -> int:

@@ -25,6 +25,7 @@ class Request:
     top_p: float
     seed: int
     presence_penalty: float = 0.0  # lowers the odds of a token already in the recent output
+    avoid: tuple[str, ...] = ()  # texts the answer may not copy a long run of tokens from
     # The template's variables (see Prompt): for the scripted test model; never sent, no key.
     variables: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -36,6 +37,8 @@ class Request:
         if not self.presence_penalty:
             # Keys from before the penalty existed stay valid: recorded runs replay as before.
             del fields["presence_penalty"]
+        if not self.avoid:
+            del fields["avoid"]
         fields["schema"] = json.dumps(self.schema)  # field order matters: the grammar follows it
         blob = json.dumps({"model": model_identity, **fields}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()

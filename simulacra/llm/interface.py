@@ -26,6 +26,9 @@ class Prompt:
     agent: str | None = None
     temperature: float | None = None  # the template's own, else the model's setting
     presence_penalty: float = 0.0  # the template's own: lists that fall into repeating
+    # Texts the answer may not copy a long run of tokens from (a line asked for again because
+    # it echoed one said before). A backend that cannot steer its sampling ignores them.
+    avoid: tuple[str, ...] = ()
     # What the template was rendered with: for the scripted test model, which answers from
     # them rather than by reading the text. Not part of what the model is sent.
     variables: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)

@@ -256,6 +256,7 @@ class LlamaCppModel:
             top_p=request.top_p,
             seed=request.seed,
             presence_penalty=request.presence_penalty,
+            avoid=tuple(tuple(self.plain_tokens(text)) for text in request.avoid),
         )
         return self._decoder.complete(job).result
 

@@ -55,6 +55,7 @@ class StructuredModel(LanguageModel):
             top_p=self.settings.top_p,
             seed=self.settings.seed if seed is None else seed,
             presence_penalty=prompt.presence_penalty,
+            avoid=prompt.avoid,
             variables=prompt.variables,
         )
 

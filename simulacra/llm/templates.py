@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -108,9 +108,9 @@ class PromptTemplate:
             system_text(identity),
             user.strip(),
             agent,
-            self.temperature,
-            self.presence_penalty,
-            variables,
+            temperature=self.temperature,
+            presence_penalty=self.presence_penalty,
+            variables=variables,
         )
 
     def ask(
@@ -121,12 +121,14 @@ class PromptTemplate:
         agent: str | None = None,
         seed: int | None = None,
         after: Callable[[Any], object] | None = None,
+        avoid: Sequence[str] = (),
         **variables: Any,
     ) -> Any:
         """Render, generate under the bound schema, return the parsed answer.
 
         ``after``: what the caller will do with the answer (drop items of it, judge whether to
-        ask again), run once as it is parsed so that its repairs are logged with the call."""
+        ask again), run once as it is parsed so that its repairs are logged with the call.
+        ``avoid``: texts the answer may not copy a long run of (see Prompt)."""
         if self.fit:
             variables = shortened_to_fit(
                 variables,
@@ -136,6 +138,8 @@ class PromptTemplate:
                 ),
             )
         prompt = self.render(identity=identity, agent=agent, **variables)
+        if avoid:
+            prompt = replace(prompt, avoid=tuple(avoid))
         schema = self.schema(**variables)
         if after is not None:
             schema = after_parse(schema, after)
