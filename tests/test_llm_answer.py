@@ -154,6 +154,11 @@ def test_a_variable_the_answer_needs_is_a_one_line_error(template):
         ),
         ('[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\nsize = 2\n', "size"),
         ('[answer]\nmodel = "A"\n', "answer.field"),
+        (
+            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "text"\n'
+            'max_length = 9\nlead = "Ada is "\n',
+            "lead",
+        ),
     ],
 )
 def test_a_bad_answer_table_is_a_one_line_error_naming_the_key(tmp_path, table, needle):

@@ -55,3 +55,17 @@ def test_model_info_comes_from_the_gguf(real_backend):
     info = real_backend.info
     assert info.chat_template == "from the GGUF"
     assert info.n_ctx == 4096 and info.n_ctx_train == 8192
+
+
+def test_the_steps_of_an_activity_go_on_from_the_residents_name(real_model):
+    """decompose's grammar writes "<name> is " before each step, and the model goes on from
+    it; the answer holds what follows."""
+    from simulacra.llm.templates import find_template
+
+    decompose = find_template("decompose")
+    name = decompose.example["name"]
+    for seed in range(3):
+        answer = decompose.ask_example(real_model, seed=seed)
+        for step in answer.steps:
+            assert step.activity[:1].islower() and not step.activity.startswith(name)
+    assert real_model.log.totals.parse_failures == 0

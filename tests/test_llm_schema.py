@@ -1,10 +1,13 @@
 import json
+import re
 
 import pytest
 from pydantic import create_model
 
+from simulacra.llm.llama import grammar_text
 from simulacra.llm.schema import (
     Answer,
+    activity_phrase,
     choice_model,
     json_schema,
     max_answer_tokens,
@@ -71,3 +74,22 @@ def test_token_bound_covers_the_longest_valid_answer():
         "steps": [{"place": "Johnson Park", "minutes": 15}] * 3,
     }
     assert max_answer_tokens(schema) >= len(json.dumps(longest, ensure_ascii=False).encode())
+
+
+@pytest.mark.parametrize("name", ["Maria Lopez", "Dr. Mei (Lin) O'Hara-Smith"])
+def test_an_activity_lead_is_written_by_the_grammar_and_left_out_of_the_answer(name):
+    from llama_cpp import LlamaGrammar
+
+    lead = f"{name} is "
+    step = create_model("Step", __base__=Answer, activity=(activity_phrase(60, "what", lead), ...))
+    schema = json_schema(step)
+    node = schema["properties"]["activity"]
+    assert re.fullmatch(node["pattern"], f"{lead}putting on shoes")
+    assert not re.fullmatch(node["pattern"], f"{lead}{name}")  # a doing goes on, not the name
+    LlamaGrammar.from_string(grammar_text(schema), verbose=False)  # the converter read it
+    assert f'"{lead}<what>"' in shape_sentence(schema)
+    assert "at most 60 characters" in shape_sentence(schema)  # the bound is the model's words'
+    assert step.model_validate({"activity": f"{lead}putting on shoes"}).activity == (
+        "putting on shoes"
+    )
+    assert step.model_validate({"activity": "putting on shoes"}).activity == "putting on shoes"

@@ -23,7 +23,9 @@ agent knows), which a field names by an expression over the template's variables
 
 Other keys: ``min_length``; ``when`` (an expression: the field exists only when it is true);
 ``each`` (an expression: one field per item, ``name`` and ``alias`` rendered with ``each``);
-``named`` (an enum that is a type of its own in the schema, e.g. ``YesNo``); ``values`` (the
+``named`` (an enum that is a type of its own in the schema, e.g. ``YesNo``); ``lead`` (an
+activity's first words, written by the grammar, e.g. "{{ name }} is ", so that the model goes
+on with a sentence; the answer holds what follows them); ``values`` (the
 numbers an enum's options stand for: the answer carries the number); for a list ``item``,
 either a table (a field without a name) or the name of an object whose fields are the array
 ``[[answer.NAME]]``, and ``min_items`` and ``max_items`` (numbers or expressions).
@@ -48,7 +50,7 @@ KINDS = ("text", "prose", "activity", "state", "enum", "bool", "list")
 _BOUNDED = ("text", "prose", "activity", "state")
 _KEYS = {
     "name", "kind", "description", "max_length", "min_length", "options", "values", "named",
-    "item", "min_items", "max_items", "when", "each", "alias",
+    "item", "min_items", "max_items", "when", "each", "alias", "lead",
 }  # fmt: skip
 
 
@@ -70,6 +72,7 @@ class FieldSpec:
     when: str | None = None
     each: str | None = None
     alias: str | None = None
+    lead: str | None = None
 
 
 @dataclass(frozen=True)
@@ -152,6 +155,11 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
                 "a list needs a bound", file=path, field=f"{where}.max_items",
                 fix="write e.g. max_items = 5",
             )  # fmt: skip
+    if raw.get("lead") is not None and kind != "activity":
+        raise UserError(
+            "only an activity has a lead", file=path, field=f"{where}.lead",
+            fix='remove it, or make the field kind = "activity"',
+        )  # fmt: skip
     options = raw.get("options")
     values = raw.get("values")
     return FieldSpec(
@@ -169,6 +177,7 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
         when=raw.get("when"),
         each=raw.get("each"),
         alias=raw.get("alias"),
+        lead=raw.get("lead"),
     )
 
 
@@ -222,6 +231,7 @@ class _Field:
     item: _Field | _Object | None
     min_items: int | None
     max_items: int | None
+    lead: str | None = None
 
 
 @dataclass
@@ -277,6 +287,7 @@ class _Resolver:
             item=item,
             min_items=self.value(f.min_items),
             max_items=self.value(f.max_items),
+            lead=self.text(f.lead),
         )
 
 
@@ -314,7 +325,7 @@ def _type(f: _Field) -> Any:
     if f.kind == "prose":
         return prose(f.max_length, f.description, min_length=f.min_length or 8)
     if f.kind == "activity":
-        return activity_phrase(f.max_length, f.description)
+        return activity_phrase(f.max_length, f.description, lead=f.lead)
     if f.kind == "state":
         return state_phrase(f.max_length, f.description)
     if f.kind == "bool":

@@ -55,18 +55,53 @@ STATE_PATTERN = r"^[a-z][a-z ,'-]{1,%d}$"
 _CLOCK = re.compile(r"\d\d:\d\d")
 
 
-def activity_phrase(max_length: int, description: str | None = None) -> Any:
+def activity_phrase(
+    max_length: int, description: str | None = None, lead: str | None = None
+) -> Any:
     """A bounded activity phrase that reads after "<name> is", e.g. "brewing coffee".
 
     The words are the model's: a grammar that forced an -ing verb first made capable models
-    glue words into "drinkscoffeeing". The phrase is free and bounded; afterwards
-    :func:`as_activity` turns "drinks coffee" or "Maria is drinking coffee" into the -ing form.
+    glue words into "drinkscoffeeing". With a ``lead`` ("Maria Lopez is "), the grammar writes
+    those words first and the model goes on with the sentence: asked for a bare phrase, the
+    1.5B wrote nouns ("shoes", "underwear and pants") that no rule can make a doing. The answer
+    holds what follows the lead. Afterwards :func:`as_activity` turns "drinks coffee" or "Maria
+    is drinking coffee" into the -ing form.
     """
+    tidy = partial(as_activity, bound=max_length)
+    if not lead:
+        return Annotated[
+            str,
+            Field(min_length=3, max_length=max_length, description=description),
+            AfterValidator(tidy),
+        ]
+    # The lead is in the grammar's pattern only: a scripted answer without it is valid too.
+    pattern = "^" + _REGEX_SPECIAL.sub(_literal, lead) + _ACTIVITY_TAIL % (max_length - 1)
     return Annotated[
         str,
-        Field(min_length=3, max_length=max_length, description=description),
-        AfterValidator(partial(as_activity, bound=max_length)),
+        Field(
+            min_length=3,
+            max_length=len(lead) + max_length,
+            description=description,
+            json_schema_extra={"pattern": pattern, LEAD: lead},
+        ),
+        AfterValidator(lambda value: tidy(value.removeprefix(lead))),
     ]
+
+
+# What follows an activity's lead: a lowercase word first, so "Isabella Rodriguez is" goes on
+# with a doing, not with her name again ("Isabella Rodriguez is Isabella Rodriguez", a run).
+_ACTIVITY_TAIL = r'[a-z][^"\\\x00-\x1f\x7f]{2,%d}$'
+# A lead's characters that mean more in a pattern. Not re.escape: llama.cpp's converter copies
+# "\\ " and "\\." into the grammar's literal, backslash and all; a class it reads as meant.
+_REGEX_SPECIAL = re.compile(r"[.^$*+?()\[\]{}|\\]")
+
+
+def _literal(special: re.Match[str]) -> str:
+    c = special.group()
+    return "\\" + c if c in "^]\\[" else f"[{c}]"
+
+
+LEAD = "x-lead"  # the schema's key for an activity's lead, read by the shape sentence
 
 
 def state_phrase(max_length: int, description: str | None = None) -> Any:
@@ -225,8 +260,9 @@ def _shape(
         return _SHAPE.raw("items", item=item, count=count)
     if kind == "string":
         what = description or _SHAPE.raw("text")
-        bounds[name] = max(bounds.get(name, 0), node["maxLength"])
-        return _SHAPE.raw("string", what=what)
+        lead = node.get(LEAD, "")
+        bounds[name] = max(bounds.get(name, 0), node["maxLength"] - len(lead))
+        return _SHAPE.raw("led", lead=lead, what=what) if lead else _SHAPE.raw("string", what=what)
     if kind == "boolean":
         return _SHAPE.raw("boolean", label=label)
     if kind in ("integer", "number"):
