@@ -31,8 +31,8 @@ def ask_until(
     answers = []
     for attempt in range(attempts):
         seed = agent.settings.llm.seed + attempt if attempt else None
-        steer = {"avoid": avoid} if attempt and avoid else {}
-        answer = agent.ask(template, seed=seed, after=usable, **steer, **variables)
+        steer = avoid if attempt else ()
+        answer = agent.ask(template, seed=seed, after=usable, avoid=steer, **variables)
         if usable(answer):
             return answer
         answers.append(answer)

@@ -33,7 +33,8 @@ def text(max_length: int, description: str | None = None, min_length: int = 1) -
 # Text that starts like a sentence: a small model that copies the "<...>" placeholder of the
 # shape sentence, or starts with blanks, cannot. The pattern bounds the length (the grammar
 # follows the pattern, not maxLength).
-_PROSE = r'^[^< "\\\x00-\x1f\x7f][^"\\\x00-\x1f\x7f]{%d,%d}$'
+_TEXT_CHAR = r'[^"\\\x00-\x1f\x7f]'  # a character a JSON string holds unescaped, on one line
+_PROSE = r'^[^< "\\\x00-\x1f\x7f]' + _TEXT_CHAR + "{%d,%d}$"
 
 
 def prose(max_length: int, description: str | None, min_length: int = 8) -> Any:
@@ -90,7 +91,7 @@ def activity_phrase(
 
 # What follows an activity's lead: a lowercase word first, so "Isabella Rodriguez is" goes on
 # with a doing, not with her name again ("Isabella Rodriguez is Isabella Rodriguez", a run).
-_ACTIVITY_TAIL = r'[a-z][^"\\\x00-\x1f\x7f]{2,%d}$'
+_ACTIVITY_TAIL = "[a-z]" + _TEXT_CHAR + "{2,%d}$"
 # A lead's characters that mean more in a pattern. Not re.escape: llama.cpp's converter copies
 # "\\ " and "\\." into the grammar's literal, backslash and all; a class it reads as meant.
 _REGEX_SPECIAL = re.compile(r"[.^$*+?()\[\]{}|\\]")
