@@ -41,34 +41,16 @@ class Line:
 
 # Small models write the transcript's "Name: " before a line; the line is the words alone.
 _SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}:\s+")
-# ...or go on with the other's next line after their own ("... that. Klaus Mueller: I'm ..."):
-# a full name and a colon after a sentence ends is where the speaker's words stop.
-_NEXT_SPEAKER = re.compile(r"(?<=[.!?\"'])\s+[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){1,3}:\s")
-
-
-# Where a sentence ends inside a line, for a line the grammar's bound cut mid-sentence.
-_SENTENCE_END = re.compile(r"[.!?](?=\s)")
 
 
 SPEAKER = rule("line.speaker", '"Klaus Mueller: " before the line')
-NEXT_SPEAKER = rule("line.next_speaker", "the other's next line after the speaker's own")
-CUT_SENTENCE = rule("line.cut_sentence", "a last sentence the bound cut short")
 QUESTION_GOES_ON = rule("line.question_goes_on", "the end of a talk on a line that asks")
 ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
 OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked again)")
 
 
 def _words_only(line: str) -> str:
-    words = repair(SPEAKER, line, lambda t: _SPEAKER.sub("", t, count=1).strip() or t)
-    words = repair(NEXT_SPEAKER, words, lambda t: _NEXT_SPEAKER.split(t, maxsplit=1)[0])
-    return repair(CUT_SENTENCE, words, _whole_sentences)
-
-
-def _whole_sentences(words: str) -> str:
-    if words[-1:] in ".!?\"')":
-        return words
-    ends = [m.end() for m in _SENTENCE_END.finditer(words)]
-    return words[: ends[-1]] if ends else words
+    return repair(SPEAKER, line, lambda t: _SPEAKER.sub("", t, count=1).strip() or t)
 
 
 class _Spoken(Answer):

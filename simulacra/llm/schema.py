@@ -76,7 +76,7 @@ def activity_phrase(
             AfterValidator(tidy),
         ]
     # The lead is in the grammar's pattern only: a scripted answer without it is valid too.
-    pattern = "^" + _REGEX_SPECIAL.sub(_literal, lead) + _ACTIVITY_TAIL % (max_length - _FIRST_WORD - 1)
+    pattern = "^" + _REGEX_SPECIAL.sub(_literal, lead) + _activity_tail(max_length)
     return Annotated[
         str,
         Field(
@@ -93,7 +93,12 @@ def activity_phrase(
 # goes on with a doing, not with her name again ("Isabella Rodriguez is Isabella Rodriguez"), nor
 # with a letter and the schema's punctuation ("Klaus Mueller is s' {", both from runs).
 _FIRST_WORD = 16
-_ACTIVITY_TAIL = "[a-z]{2,%d}( " % _FIRST_WORD + _TEXT_CHAR + "{1,%d})?$"
+
+
+def _activity_tail(max_length: int) -> str:
+    return f"[a-z]{{2,{_FIRST_WORD}}}( {_TEXT_CHAR}{{1,{max_length - _FIRST_WORD - 1}}})?$"
+
+
 # A lead's characters that mean more in a pattern. Not re.escape: llama.cpp's converter copies
 # "\\ " and "\\." into the grammar's literal, backslash and all; a class it reads as meant.
 _REGEX_SPECIAL = re.compile(r"[.^$*+?()\[\]{}|\\]")

@@ -34,9 +34,6 @@ _SEQUENCE = re.compile(
     r"|(?:starts?|starting|begins?|beginning|ends?|ending) by )+",
     re.IGNORECASE,
 )
-# A step written as what the activity involves, the decompose answer's first field: "preparing
-# for the exam involves reviewing notes" (a morning run) is "reviewing notes".
-_INVOLVES = re.compile(r"^.+? (?:involves|includes|means) (?=[a-z]+ing\b)")
 # Qwen models slip into Chinese mid-phrase ("putting on袜", a morning run): CJK characters.
 _FOREIGN = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 # Two things to choose from, as a run's "taking notes or making observations": one is done.
@@ -100,7 +97,6 @@ MODAL = rule("activity.modal", '"Isabella will", "she wants to" before a bare ve
 PRONOUN = rule("activity.pronoun", '"I", "she", "I\'m" before the verb')
 SUBJECT = rule("activity.subject", '"Isabella Rodriguez" before a verb in the third person')
 SEQUENCE = rule("activity.sequence", '"then", "finally", "starting by" before a step')
-INVOLVES = rule("activity.involves", '"preparing for the exam involves" before the step')
 CHOICE = rule("activity.choice", '"or making observations": the second of two choices')
 EMPTY = rule("activity.empty", "a phrase the other rules emptied: the model's words back")
 TO = rule("activity.to", '"to" before a bare verb')
@@ -136,7 +132,6 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
     text = repair(PRONOUN, text, _sub(_PRONOUN))
     text = repair(SUBJECT, text, _sub(_SUBJECT))  # "Isabella Rodriguez opens the cafe"
     text = repair(SEQUENCE, text, _sub(_SEQUENCE))
-    text = repair(INVOLVES, text, _sub(_INVOLVES))
     choice = _CHOICE.search(text)
     if choice and text.split(" ", 1)[0].endswith("ing"):
         text = repair(CHOICE, text, lambda t: t[: choice.start()])
