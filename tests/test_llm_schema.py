@@ -86,6 +86,10 @@ def test_an_activity_lead_is_written_by_the_grammar_and_left_out_of_the_answer(n
     node = schema["properties"]["activity"]
     assert re.fullmatch(node["pattern"], f"{lead}putting on shoes")
     assert not re.fullmatch(node["pattern"], f"{lead}{name}")  # a doing goes on, not the name
+    assert not re.fullmatch(node["pattern"], f"{lead}s' {{")  # a morning run's, off the rails
+    assert re.fullmatch(node["pattern"], f"{lead}reading")
+    assert re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 43}")  # the bound, at most
+    assert not re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 44}")
     LlamaGrammar.from_string(grammar_text(schema), verbose=False)  # the converter read it
     assert f'"{lead}<what>"' in shape_sentence(schema)
     assert "at most 60 characters" in shape_sentence(schema)  # the bound is the model's words'
