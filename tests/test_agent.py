@@ -313,15 +313,15 @@ def test_the_one_spoken_to_answers_an_opening_that_would_end_the_talk(build, tmp
     assert [line.text for line in lines] == [opening["says"], answer["says"]]
 
 
-def test_a_line_loses_the_transcripts_name_before_it():
+def test_a_line_cut_by_its_bound_keeps_its_whole_sentences():
     from simulacra.cognition.dialogue import utterance_for
 
     ReplyAnswer = utterance_for(history=["a line before"])  # noqa: N806 (a class)
 
-    said = "Maria Lopez: Hello Klaus! I remember our study sessions."
-    assert ReplyAnswer(heard="a greeting", says=said, end=False).says == said[13:]
-    kept = "Two things: physics and games. Do you play?"
-    assert ReplyAnswer(heard="hi", says=kept, end=False).says == kept
+    cut = "Maria Lopez: Hello Klaus! I remember our study sessions. It was so exciting to see a"
+    answer = ReplyAnswer(heard="a greeting", says=cut, end=False)
+    assert answer.says == "Hello Klaus! I remember our study sessions."
+    assert ReplyAnswer(heard="hi", says="Sure, at 5 pm", end=False).says == "Sure, at 5 pm"
 
 
 def test_a_new_line_draws_on_notes_about_earlier_talks_not_their_transcripts(build):

@@ -3,6 +3,7 @@
 
 import pytest
 
+from simulacra.cognition.act import _thing_state
 from simulacra.llm.tidy import as_activity, as_state
 
 
@@ -125,6 +126,13 @@ def test_a_list_that_ran_into_its_bound_loses_its_cut_item():
         "serving drinks and food to customers"
     )  # no list to cut an item from
     assert as_state("decorated with red and pink, white", bound=36) == "decorated with red and pink"
+
+
+def test_a_thing_does_not_do_what_its_user_does():
+    """A first run had "pastry display case is painting"; the thing is in use instead."""
+    assert _thing_state("sleeping", "sleeping") == "in use"
+    assert _thing_state("reading", "Reading the textbook") == "in use"
+    assert _thing_state("brewing coffee", "making a latte") == "brewing coffee"
 
 
 @pytest.mark.parametrize(

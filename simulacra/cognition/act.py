@@ -15,12 +15,15 @@ from typing import Any
 
 from simulacra.cognition.emoji import NAMES, emoji
 from simulacra.interfaces import Mind
+from simulacra.llm.phrases import phrases_beside
+from simulacra.llm.repairs import repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.world.tree import split_address
 
 ACT = template_beside(__file__, "act")
 EVENT = template_beside(__file__, "event")
+PHRASES = phrases_beside(__file__, "act")
 
 
 def event_for(**variables: Any) -> type[Answer]:
@@ -65,8 +68,12 @@ def place_action(
     parts = split_address(where.place)
     thing = parts[2] if len(parts) == 3 else None  # an object, not a whole room
 
+    def thing_state(event: Answer) -> str:
+        return _thing_state(event.object_state, activity) if thing else ""
+
     event = agent.ask(
         EVENT,
+        after=thing_state,
         now=now,
         minutes=minutes,
         activity=activity,
@@ -74,5 +81,16 @@ def place_action(
         thing=thing,
         emoji=NAMES,
     )
-    state = event.object_state if thing else ""
+    state = thing_state(event)
     return Placed(where.place, emoji(event.emoji), event.verb, event.target, state)
+
+
+USERS_ACT = rule("state.users_act", "the user's act as the thing's state: \"in use\" instead")
+
+
+def _thing_state(state: str, activity: str) -> str:
+    """The thing's own state, not its user's act, which the event prompt asks for and small
+    models still break (the issue's first run had "pastry display case is painting")."""
+    if state.split(" ", 1)[0] == activity.lower().split(" ", 1)[0]:
+        return repair(USERS_ACT, state, lambda _: PHRASES.text("in_use"))
+    return state

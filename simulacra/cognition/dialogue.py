@@ -43,14 +43,27 @@ class Line:
 _SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}:\s+")
 
 
+# Where a sentence ends inside a line, for a line the grammar's bound cut mid-sentence.
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+
+
 SPEAKER = rule("line.speaker", '"Klaus Mueller: " before the line')
+CUT_SENTENCE = rule("line.cut_sentence", "a last sentence the bound cut short")
 QUESTION_GOES_ON = rule("line.question_goes_on", "the end of a talk on a line that asks")
 ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
 OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked again)")
 
 
 def _words_only(line: str) -> str:
-    return repair(SPEAKER, line, lambda t: _SPEAKER.sub("", t, count=1).strip() or t)
+    words = repair(SPEAKER, line, lambda t: _SPEAKER.sub("", t, count=1).strip() or t)
+    return repair(CUT_SENTENCE, words, _whole_sentences)
+
+
+def _whole_sentences(words: str) -> str:
+    if words[-1:] in ".!?\"')":
+        return words
+    ends = [m.end() for m in _SENTENCE_END.finditer(words)]
+    return words[: ends[-1]] if ends else words
 
 
 class _Spoken(Answer):
