@@ -50,6 +50,34 @@ def mark_dates(text: str, today: str) -> str:
     return _DATED.sub(mark, text)
 
 
+def days_named(text: str, today: str) -> set[int]:
+    """The days from ``today`` (0 today, 1 tomorrow, -1 yesterday) of the dates ``text`` names."""
+    try:
+        now = datetime.strptime(today, "%A %B %d, %Y").date()
+    except ValueError:
+        return set()
+    days = set()
+    for m in _DATED.finditer(text):
+        try:
+            then = datetime.strptime(f"{m[2]} {m[3]} {now.year}", "%B %d %Y").date()
+        except ValueError:
+            continue
+        days.add((then - now).days)
+    return days
+
+
+def parts_of_today(texts: Sequence[str], today: str) -> list[str]:
+    """The sentences (or clauses between semicolons) of ``texts`` that name ``today``'s date:
+    the day's events, found by the clock (asked to write them first, the 1.5B wrote "no events
+    today" on its party's day)."""
+    return [
+        part.strip()
+        for text in texts
+        for part in re.split(r"(?<=[.!?])\s+|;", text.strip())
+        if 0 in days_named(part, today)
+    ]
+
+
 _CLOCK = re.compile(r"\b(1[0-2]|0?[1-9])(?::([0-5]\d))?\s*([ap])\.?m\b\.?", re.IGNORECASE)
 
 

@@ -49,7 +49,6 @@ def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     wake = enum(request, "wake_up")
     return {
-        "today": "no events today",
         "wake_up": wake[len(wake) // 2],  # the usual time, in the middle of the options
         "plan": [
             {"time": t, "activity": a}

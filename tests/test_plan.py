@@ -124,6 +124,27 @@ def test_the_day_plan_sees_which_dated_events_fall_today(agent):
     assert "on February 14th (today)." in on_the_day.user
 
 
+def test_the_day_plan_is_told_today_s_events_and_keeps_other_days_out(agent):
+    """Asked to write today's events first, the 1.5B wrote "no events today" on its party's
+    day; and it copied "throwing a Valentine's Day party ... on February 14" into the 13th."""
+    agent.currently = "Isabella is baking. Her party is on February 14th at 5pm; until then..."
+    script = agent.model.completer.scripts["day_plan"]
+
+    def with_the_party(request):
+        answer = script(request)
+        answer["plan"] += [{"time": "17:00", "activity": "hosting her party on February 14th"}]
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = with_the_party
+    before = planning.plan_day(agent, DAY)
+    on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
+    asked_before, asked_on_the_day = agent.model.completer.calls("day_plan")
+    assert "has no events today" in asked_before.user
+    assert "Today's events: Her party is on February 14th (today) at 17:00." in asked_on_the_day.user
+    assert not [item for item in before.outline if "party" in item]
+    assert "17:00 hosting her party on February 14th" in on_the_day.outline
+
+
 def test_dates_are_marked_only_where_they_are_dates():
     mark = planning.gametime.mark_dates
     today = "Monday February 13, 2023"
@@ -139,7 +160,7 @@ def test_dates_are_marked_only_where_they_are_dates():
 
 def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
     """A small model asked for the hour of "streams from 9pm" writes 09:00, and fills the
-    slots it has nothing for with "none" or its answer to what happens today."""
+    slots it has nothing for with "none"."""
     notes = "streams games from 9pm to midnight, naps at 2:30 p.m."
     lifestyle = PERSONA.lifestyle.model_copy(update={"notes": notes})
     agent.persona = PERSONA.model_copy(update={"lifestyle": lifestyle})
@@ -148,14 +169,13 @@ def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
     def with_empty_slots(request):
         answer = script(request)
         answer["plan"] += [{"time": "19:00", "activity": "none"}]
-        answer["plan"] += [{"time": "20:00", "activity": answer["today"]}]  # its own "today"
         return answer
 
     agent.model.completer.scripts["day_plan"] = with_empty_slots
     plan = planning.plan_day(agent, DAY)
     (request,) = agent.model.completer.calls("day_plan")
     assert "streams games from 21:00 to midnight, naps at 14:30." in request.user
-    assert not [item for item in plan.outline if item.endswith(("none", "no events today"))]
+    assert not [item for item in plan.outline if item.endswith("none")]
     assert planning.gametime.hhmm("I am 12, at 12am, 3 amps") == "I am 12, at 00:00, 3 amps"
 
 

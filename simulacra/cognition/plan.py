@@ -176,13 +176,15 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     settings = agent.settings.plan
     options = wake_times(life.wake, settings.wake_offsets_minutes)
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
+    day_name = gametime.day(midnight)
     plan = ask_until(
         agent,
         DAY_PLAN,
-        lambda answer: _judged(answer, settings),
+        lambda answer: _judged(answer, day_name, settings),
         settings.day_plan_attempts,
-        rank=lambda answer: _ranked(answer, settings),
-        today=gametime.day(midnight),
+        rank=lambda answer: _ranked(answer, day_name, settings),
+        today=day_name,
+        events_today=gametime.parts_of_today([agent.currently or "", *resolutions], day_name),
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
         usual_sleep=f"{life.sleep:%H:%M}",
@@ -191,7 +193,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         resolutions=resolutions,
         currently=agent.currently,
     )
-    items = _outline(plan, settings.meal_hours)
+    items = _outline(plan, day_name, settings.meal_hours)
     items = with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
@@ -230,7 +232,8 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     return day
 
 
-EMPTY_ITEM = rule("plan.empty_item", '"none", or a copy of the day\'s events, as an item')
+EMPTY_ITEM = rule("plan.empty_item", '"none" as an item')
+OTHER_DAY = rule("plan.other_day", "an item that names another date (an event copied into today)")
 MEAL_OFF_HOUR = rule("plan.meal_off_hour", "a meal planned at another meal's hour")
 REPEATED_ITEM = rule("plan.repeated_item", "an item that repeats the one before it")
 BEFORE_WAKE = rule("plan.before_wake", "an item before the wake-up (the model's own waking up)")
@@ -238,10 +241,10 @@ AT_WAKE = rule("plan.at_wake", "an item at the minute of waking, moved an hour o
 UNUSABLE = rule("plan.unusable", "a plan that starts late or repeats itself (asked again)")
 
 
-def _judged(plan: Answer, settings: PlanSettings) -> bool:
+def _judged(plan: Answer, today: str, settings: PlanSettings) -> bool:
     """Whether ``plan`` is usable. Run while the answer is parsed (see ask_until), it also
     makes the day's items from it as plan_day will, so what that drops or moves is logged."""
-    items = _outline(plan, settings.meal_hours)
+    items = _outline(plan, today, settings.meal_hours)
     with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     usable = _usable(items, plan.wake_up, settings)
     if not usable:
@@ -249,17 +252,19 @@ def _judged(plan: Answer, settings: PlanSettings) -> bool:
     return usable
 
 
-def _outline(plan: Answer, meal_hours: dict[str, tuple[str, str]]) -> list[PlanItem]:
-    """The plan's items as "HH:MM activity" lines in time order, less any meal planned at
-    another meal's hour and any item that repeats the one before it (in both cases the item
-    before it goes on)."""
-    # "none" is how a small model fills a slot it has nothing for, and so is a copy of the
-    # `today` answer ("17:00 no events today" in a morning run); an empty slot is no plan.
-    empty = ("", "none", plan.today.strip().lower())
+def _outline(plan: Answer, today: str, meal_hours: dict[str, tuple[str, str]]) -> list[PlanItem]:
+    """The plan's items as "HH:MM activity" lines in time order, less any item for another
+    date, any meal planned at another meal's hour and any item that repeats the one before it
+    (in each case the item before it goes on)."""
     dropped = {}
     for n, i in enumerate(plan.plan):
-        if i.activity.strip().lower() in empty:
+        # "none" is how a small model fills a slot it has nothing for.
+        if i.activity.strip().lower() in ("", "none"):
             dropped[n] = EMPTY_ITEM
+        elif gametime.days_named(i.activity, today) - {0}:
+            # The 1.5B copies a dated event from the prompt into today: "17:00 throwing a
+            # Valentine's Day party at Hobbs Cafe on February 14" on the 13th.
+            dropped[n] = OTHER_DAY
         elif not _meal_on_time(i.activity, i.time, meal_hours):
             dropped[n] = MEAL_OFF_HOUR
     if len(dropped) == len(plan.plan):
@@ -304,8 +309,8 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[Plan
     return [PlanItem.at(wake, routine), *sorted(kept, key=lambda i: i.time)]
 
 
-def _ranked(plan: Answer, settings: PlanSettings) -> tuple[bool, int]:
-    return _quality(_outline(plan, settings.meal_hours), plan.wake_up, settings)
+def _ranked(plan: Answer, today: str, settings: PlanSettings) -> tuple[bool, int]:
+    return _quality(_outline(plan, today, settings.meal_hours), plan.wake_up, settings)
 
 
 def _usable(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> bool:
