@@ -18,6 +18,12 @@ On a GPU box, build with CUDA and offload every layer, with a model worth batchi
 
 ``--server-only`` (used automatically when ``simulacra run`` has no ``--concurrency``) measures
 the server alone: N threads sending structured requests of a representative prompt.
+
+``--server-binary PATH`` uses a ``llama-server`` built elsewhere and skips the build (then
+llama-cpp-python need not be installed), e.g. on a GPU machine without a network:
+
+    python scripts/bench_parallel.py --server-only --server-binary build/bin/llama-server \\
+        --model qwen2.5-coder-0.5b-instruct-q4_k_m.gguf --gpu-layers -1 --levels 1,4,16
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import time
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -103,6 +109,14 @@ def server_binary(*, cuda: bool, jobs: int) -> Path:
     )
     print(f"built in {time.monotonic() - started:.0f} s", flush=True)
     return binary
+
+
+def package_version() -> str:
+    """The installed llama-cpp-python's version, only for printing."""
+    try:
+        return version(PACKAGE)
+    except PackageNotFoundError:
+        return "unknown"
 
 
 # -- running it ------------------------------------------------------------------------------
@@ -251,10 +265,18 @@ def main() -> None:
     parser.add_argument("--server-only", action="store_true", help="measure the server alone")
     parser.add_argument("--requests", type=int, default=6, help="server-only requests per slot")
     parser.add_argument("--build-only", action="store_true")
+    parser.add_argument(
+        "--server-binary", type=Path, help="a llama-server built elsewhere (skips the build)"
+    )
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args()
 
-    binary = server_binary(cuda=args.cuda, jobs=args.jobs)
+    if args.server_binary is not None:
+        binary = args.server_binary.resolve()
+        if not binary.is_file():
+            raise SystemExit(f"no llama-server at {binary}")
+    else:
+        binary = server_binary(cuda=args.cuda, jobs=args.jobs)
     if args.build_only:
         print(binary)
         return
@@ -263,7 +285,8 @@ def main() -> None:
     whole_town = not args.server_only and has_concurrency_option()
     if not args.server_only and not whole_town:
         print("`simulacra run` has no --concurrency yet: measuring the server alone")
-    print(f"model {model.name} · llama-server {version(PACKAGE)} · {os.cpu_count()} CPU cores")
+    served = binary if args.server_binary is not None else package_version()
+    print(f"model {model.name} · llama-server {served} · {os.cpu_count()} CPU cores")
     results: list[Result] = []
     with tempfile.TemporaryDirectory() as tmp:
         for n in levels:
