@@ -140,7 +140,9 @@ def test_the_day_plan_is_told_today_s_events_and_keeps_other_days_out(agent):
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     asked_before, asked_on_the_day = agent.model.completer.calls("day_plan")
     assert "has no events today" in asked_before.user
-    assert "Today's events: Her party is on February 14th (today) at 17:00." in asked_on_the_day.user
+    assert (
+        "Today's events: Her party is on February 14th (today) at 17:00." in asked_on_the_day.user
+    )
     assert not [item for item in before.outline if "party" in item]
     assert "17:00 hosting her party on February 14th" in on_the_day.outline
 

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from pydantic.dataclasses import dataclass
 
 from simulacra.agent import AgentState, GenerativeAgent
+from simulacra.cognition.act import Placed
 from simulacra.cognition.plan import DayPlan
 from simulacra.state import State
 from simulacra.world import (
@@ -53,6 +54,7 @@ class ResidentState(State):
     waiting: bool
     using: str | None
     last_decision: dict[str, datetime]  # observed subject -> game time of deciding
+    placed: dict[str, Placed] = {}  # runs saved before these were kept have none
 
 
 class Resident:
@@ -68,6 +70,9 @@ class Resident:
         self.waiting = False  # for room in a one-person place
         self.using: str | None = None  # the object whose state this resident set
         self.last_decision: dict[str, datetime] = {}  # observed subject -> game time of deciding
+        # The events of the activities this resident placed, by activity and place: saved
+        # with the state, so resumed runs ask exactly what uninterrupted ones would.
+        self.placed: dict[str, Placed] = {}
 
     @property
     def name(self) -> str:
@@ -99,6 +104,7 @@ class Resident:
             waiting=self.waiting,
             using=self.using,
             last_decision=dict(self.last_decision),
+            placed=dict(self.placed),
         )
 
     def set_state(self, state: ResidentState) -> None:
@@ -112,3 +118,4 @@ class Resident:
         self.waiting = state.waiting
         self.using = state.using
         self.last_decision = dict(state.last_decision)
+        self.placed = dict(state.placed)

@@ -65,6 +65,7 @@ class Sandbox:
                 minutes=max(1, int((end - now).total_seconds() // 60)),
                 places=options.places,
                 notes=options.notes,
+                known=r.placed,
             )
             action = Action(
                 activity,

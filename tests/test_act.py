@@ -1,0 +1,51 @@
+"""Acting (paper §5.1) with the scripted model: a place, then the event it makes there."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from scripted_town import SCRIPTS
+
+from simulacra import GenerativeAgent, Persona, Settings
+from simulacra.cognition.act import PLACED_KEPT, place_action
+
+PLACES = ["Hobbs Cafe: cafe: cafe counter", "Hobbs Cafe: cafe: cafe tables"]
+
+
+def test_an_activity_placed_before_at_the_same_place_asks_no_event(
+    tmp_path, scripted, word_embedder
+):
+    """A party run's residents placed 35 of 199 actions where they had placed them before."""
+    model = scripted(SCRIPTS)
+    persona = Persona(name="Isabella Rodriguez", age=34, innate="friendly", learned="runs a cafe")
+    agent = GenerativeAgent.create(
+        tmp_path / "a",
+        persona,
+        at=datetime(2023, 2, 13, 7),
+        model=model,
+        settings=Settings(),
+        embedder=word_embedder,
+    )
+    known = {}
+
+    def place(activity: str):
+        return place_action(
+            agent,
+            now="Monday February 13, 2023, 08:00",
+            here="Hobbs Cafe: cafe",
+            activity=activity,
+            minutes=15,
+            places=PLACES,
+            notes={},
+            known=known,
+        )
+
+    first = place("serving coffee at the counter")
+    again = place("Serving coffee at the counter")
+    place("wiping the tables")
+    assert again == first
+    assert len(model.completer.calls("act")) == 3  # the place is chosen each time
+    assert len(model.completer.calls("event")) == 2
+    for n in range(PLACED_KEPT + 5):
+        place(f"serving coffee number {n}")
+    assert len(known) == PLACED_KEPT
