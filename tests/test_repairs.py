@@ -182,3 +182,19 @@ def test_the_prompt_eval_counts_the_repairs_its_answers_needed(scripted):
     (score,) = evaluate(model, [decompose])
     cases = len(score.results)
     assert score.repairs == {"activity.sequence": 3 * cases, "activity.ing": 3 * cases}
+
+
+@pytest.mark.parametrize(
+    ("line", "words"),
+    [
+        ("Maria Lopez: Hello there.", "Hello there."),
+        # party run c: the answer's key as a verb, the words in quotes
+        ("Klaus Mueller says: 'That's great! I want to learn'", "That's great! I want to learn"),
+        ('Klaus said: "Yes, see you."', "Yes, see you."),
+        ('"Quoted without a name"', '"Quoted without a name"'),
+    ],
+)
+def test_a_line_is_the_words_without_the_speaker_s_name(line, words):
+    from simulacra.cognition.dialogue import _without_speaker
+
+    assert _without_speaker(line) == words

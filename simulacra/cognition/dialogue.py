@@ -39,8 +39,10 @@ class Line:
         return f"{self.speaker}: {self.text}"
 
 
-# Small models write the transcript's "Name: " before a line; the line is the words alone.
-_SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}:\s+")
+# Small models write the transcript's "Name: " before a line, or the answer's key as a verb
+# ("Klaus Mueller says: 'That's great!...'", party run c); the line is the words alone.
+_SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}(?: says| said)?:\s+")
+_QUOTED = re.compile(r"""^(['"])(.*?)\1?$""", re.DOTALL)
 
 
 # Where a sentence ends inside a line, for a line the grammar's bound cut mid-sentence.
@@ -55,8 +57,18 @@ OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked a
 
 
 def _words_only(line: str) -> str:
-    words = repair(SPEAKER, line, lambda t: _SPEAKER.sub("", t, count=1).strip() or t)
+    words = repair(SPEAKER, line, _without_speaker)
     return repair(CUT_SENTENCE, words, _whole_sentences)
+
+
+def _without_speaker(line: str) -> str:
+    """The words after a speaker's name, out of the quotes the name put them in."""
+    named = _SPEAKER.match(line)
+    if named is None:
+        return line
+    words = line[named.end() :].strip()
+    quoted = _QUOTED.match(words)
+    return (quoted[2].strip() if quoted else words) or line
 
 
 def _whole_sentences(words: str) -> str:
