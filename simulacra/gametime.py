@@ -32,17 +32,14 @@ def mark_dates(text: str, today: str) -> str:
     ``today`` is written as :func:`day` writes it. Small models cannot tell whether a date in
     a persona is today's, and plan tomorrow's party for today; the clock can.
     """
-    try:
-        now = datetime.strptime(today, "%A %B %d, %Y").date()
-    except ValueError:
+    now = _parsed_day(today)
+    if now is None:
         return text  # a day written another way: nothing to compare against
 
     def mark(m: re.Match) -> str:
-        try:
-            then = datetime.strptime(f"{m[2]} {m[3]} {now.year}", "%B %d %Y").date()
-        except ValueError:
+        days = _days_from(now, m)
+        if days is None:
             return m[0]  # "February 30th": not a date to compare
-        days = (then - now).days
         when = {0: "today", 1: "tomorrow", -1: "yesterday"}.get(days)
         when = when or (f"in {days} days" if days > 0 else f"{-days} days ago")
         return f"{m[1]} ({when})"
@@ -52,18 +49,25 @@ def mark_dates(text: str, today: str) -> str:
 
 def days_named(text: str, today: str) -> set[int]:
     """The days from ``today`` (0 today, 1 tomorrow, -1 yesterday) of the dates ``text`` names."""
-    try:
-        now = datetime.strptime(today, "%A %B %d, %Y").date()
-    except ValueError:
+    now = _parsed_day(today)
+    if now is None:
         return set()
-    days = set()
-    for m in _DATED.finditer(text):
-        try:
-            then = datetime.strptime(f"{m[2]} {m[3]} {now.year}", "%B %d %Y").date()
-        except ValueError:
-            continue
-        days.add((then - now).days)
-    return days
+    return {d for m in _DATED.finditer(text) if (d := _days_from(now, m)) is not None}
+
+
+def _parsed_day(today: str) -> date | None:
+    try:
+        return datetime.strptime(today, "%A %B %d, %Y").date()
+    except ValueError:
+        return None
+
+
+def _days_from(now: date, dated: re.Match) -> int | None:
+    try:
+        then = datetime.strptime(f"{dated[2]} {dated[3]} {now.year}", "%B %d %Y").date()
+    except ValueError:
+        return None
+    return (then - now).days
 
 
 def parts_of_today(texts: Sequence[str], today: str) -> list[str]:
