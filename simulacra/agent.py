@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
 from simulacra.cognition.decide import OptionKind, decide
-from simulacra.cognition.dialogue import Line, next_line, remember_conversation
+from simulacra.cognition.dialogue import PLANNING_NOTE, Line, next_line, remember_conversation
 from simulacra.cognition.interview import INTERVIEW
 from simulacra.cognition.interview import PHRASES as INTERVIEW_PHRASES
 from simulacra.cognition.summary import Summary
@@ -357,6 +357,12 @@ class GenerativeAgent:
         """Inner-voice statements received since ``since``."""
         return [
             r for r in self.stream.since(since, [Kind.REFLECTION]) if r.predicate == INNER_VOICE
+        ]
+
+    def planning_notes(self, since: datetime) -> list[MemoryRecord]:
+        """What conversations since ``since`` left for the agent's planning."""
+        return [
+            r for r in self.stream.since(since, [Kind.REFLECTION]) if r.predicate == PLANNING_NOTE
         ]
 
     # -- talking and reacting --------------------------------------------------------------

@@ -61,3 +61,7 @@ class Mind(Protocol):
     def resolutions(self, since: datetime) -> list[MemoryRecord]:
         """Inner-voice statements received since ``since``."""
         ...
+
+    def planning_notes(self, since: datetime) -> list[MemoryRecord]:
+        """What conversations since ``since`` left for the agent's planning."""
+        ...

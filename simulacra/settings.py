@@ -180,6 +180,12 @@ class PlanSettings(_Section):
     new_day_memories: int = Field(
         8, ge=1, description="memories retrieved per question when a new day revises the plans"
     )
+    event_notes_days: int = Field(
+        7, ge=0, description="days back that conversations' planning notes may name today's events"
+    )
+    events_max: int = Field(
+        4, ge=0, le=12, description="events (sentences naming today's date) a day plan is shown"
+    )
     # A habit, kept within half an hour: offered an hour either side, the 1.5B woke Klaus at
     # 06:00 in two morning runs and he left for the library before anyone else was up.
     wake_offsets_minutes: list[int] = Field(

@@ -147,6 +147,26 @@ def test_the_day_plan_is_told_today_s_events_and_keeps_other_days_out(agent):
     assert "17:00 hosting her party on February 14th" in on_the_day.outline
 
 
+def test_a_talk_s_planning_note_brings_its_event_to_that_day_s_plan(agent):
+    """Party run of seed 2: Klaus's note "Hobbs Cafe's Valentine's Day party on February 14th
+    from 5pm to 7pm" never reached his plan for the 14th."""
+    from simulacra.cognition.dialogue import PLANNING_NOTE
+    from simulacra.memory import NewMemory
+
+    note = "For Isabella Rodriguez's planning: Klaus's reading at the library on February 14th"
+    agent.remember(
+        [NewMemory(note, Kind.REFLECTION, subject=agent.name, predicate=PLANNING_NOTE)],
+        datetime.combine(DAY, time(12)),
+    )
+    agent.remember([NewMemory("Maria's exam on February 14th", Kind.REFLECTION)], agent.now)
+    planning.plan_day(agent, DAY)
+    planning.plan_day(agent, DAY + timedelta(days=1))
+    before, on_the_day = agent.model.completer.calls("day_plan")
+    assert "Today's events" not in before.user
+    assert "Today's events: For Isabella Rodriguez's planning: Klaus's reading" in on_the_day.user
+    assert "exam" not in on_the_day.user  # a reflection that is no talk's note
+
+
 def test_dates_are_marked_only_where_they_are_dates():
     mark = planning.gametime.mark_dates
     today = "Monday February 13, 2023"

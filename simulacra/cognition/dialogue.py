@@ -39,6 +39,8 @@ class Line:
         return f"{self.speaker}: {self.text}"
 
 
+PLANNING_NOTE = "notes for planning"  # predicate of a conversation's note, which plans read
+
 # Small models write the transcript's "Name: " before a line, or the answer's key as a verb
 # ("Klaus Mueller says: 'That's great!...'", party run c); the line is the words alone.
 _SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}(?: says| said)?:\s+")
@@ -227,6 +229,9 @@ def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now:
             NewMemory(
                 PHRASES.text("planning", name=agent.name, note=notes.for_planning),
                 Kind.REFLECTION,
+                subject=agent.name,
+                predicate=PLANNING_NOTE,
+                object=partner,
                 evidence=(chat_id,),
             ),
             NewMemory(

@@ -177,6 +177,12 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     options = wake_times(life.wake, settings.wake_offsets_minutes)
     resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
     day_name = gametime.day(midnight)
+    # Today's events come from what the agent is up to, what it resolved, and what its talks
+    # of the past week left for its planning: Klaus's note "Hobbs Cafe's Valentine's Day party
+    # on February 14th from 5pm to 7pm" (party run of seed 2) never reached his plan for the
+    # 14th, since the night's revision of what he is up to kept only his paper.
+    notes = agent.planning_notes(midnight - timedelta(days=settings.event_notes_days))
+    sources = [agent.currently or "", *resolutions, *(n.description for n in notes)]
     plan = ask_until(
         agent,
         DAY_PLAN,
@@ -184,7 +190,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         settings.day_plan_attempts,
         rank=lambda answer: _ranked(answer, day_name, settings),
         today=day_name,
-        events_today=gametime.parts_of_today([agent.currently or "", *resolutions], day_name),
+        events_today=gametime.parts_of_today(sources, day_name)[: settings.events_max],
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
         usual_sleep=f"{life.sleep:%H:%M}",
