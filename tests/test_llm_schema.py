@@ -88,6 +88,7 @@ def test_an_activity_lead_is_written_by_the_grammar_and_left_out_of_the_answer(n
     assert not re.fullmatch(node["pattern"], f"{lead}{name}")  # a doing goes on, not the name
     assert not re.fullmatch(node["pattern"], f"{lead}s' {{")  # a morning run's, off the rails
     assert re.fullmatch(node["pattern"], f"{lead}reading")
+    assert not re.fullmatch(node["pattern"], f"{lead}decorating the cafe, which takes 30 minutes")
     assert re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 43}")  # the bound, at most
     assert not re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 44}")
     LlamaGrammar.from_string(grammar_text(schema), verbose=False)  # the converter read it
