@@ -182,7 +182,9 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     # on February 14th from 5pm to 7pm" (party run of seed 2) never reached his plan for the
     # 14th, since the night's revision of what he is up to kept only his paper.
     notes = agent.planning_notes(midnight - timedelta(days=settings.event_notes_days))
-    sources = [agent.currently or "", *resolutions, *(n.description for n in notes)]
+    newest_first = sorted(notes, key=lambda n: n.created, reverse=True)
+    sources = [agent.currently or "", *resolutions, *(n.description for n in newest_first)]
+    events = list(dict.fromkeys(gametime.parts_of_today(sources, day_name)))
     plan = ask_until(
         agent,
         DAY_PLAN,
@@ -190,7 +192,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         settings.day_plan_attempts,
         rank=lambda answer: _ranked(answer, day_name, settings),
         today=day_name,
-        events_today=gametime.parts_of_today(sources, day_name)[: settings.events_max],
+        events_today=events[: settings.events_max],
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
         usual_sleep=f"{life.sleep:%H:%M}",
