@@ -47,7 +47,7 @@ def mark_dates(text: str, today: str) -> str:
     return _DATED.sub(mark, text)
 
 
-def days_named(text: str, today: str) -> set[int]:
+def days_from_today(text: str, today: str) -> set[int]:
     """The days from ``today`` (0 today, 1 tomorrow, -1 yesterday) of the dates ``text`` names."""
     now = _parsed_day(today)
     if now is None:
@@ -78,7 +78,7 @@ def parts_of_today(texts: Sequence[str], today: str) -> list[str]:
         part.strip()
         for text in texts
         for part in re.split(r"(?<=[.!?])\s+|;", text.strip())
-        if 0 in days_named(part, today)
+        if 0 in days_from_today(part, today)
     ]
 
 

@@ -38,6 +38,18 @@ def minutes(blocks) -> int:
     return sum(b.minutes for b in blocks)
 
 
+def plans_also(agent, *items: dict) -> None:
+    """The scripted day plan, with ``items`` written after its own."""
+    script = agent.model.completer.scripts["day_plan"]
+
+    def with_items(request):
+        answer = script(request)
+        answer["plan"] += list(items)
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = with_items
+
+
 def test_fit_fills_the_time_in_five_minute_steps():
     assert planning.fit([("a", 15), ("b", 15)], 60) == [("a", 30), ("b", 30)]
     stretched = planning.fit([("a", 5), ("b", 10), ("c", 15)], 120)
@@ -128,14 +140,7 @@ def test_the_day_plan_is_told_today_s_events_and_keeps_other_days_out(agent):
     """Asked to write today's events first, the 1.5B wrote "no events today" on its party's
     day; and it copied "throwing a Valentine's Day party ... on February 14" into the 13th."""
     agent.currently = "Isabella is baking. Her party is on February 14th at 5pm; until then..."
-    script = agent.model.completer.scripts["day_plan"]
-
-    def with_the_party(request):
-        answer = script(request)
-        answer["plan"] += [{"time": "17:00", "activity": "hosting her party on February 14th"}]
-        return answer
-
-    agent.model.completer.scripts["day_plan"] = with_the_party
+    plans_also(agent, {"time": "17:00", "activity": "hosting her party on February 14th"})
     before = planning.plan_day(agent, DAY)
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     asked_before, asked_on_the_day = agent.model.completer.calls("day_plan")
@@ -186,14 +191,7 @@ def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
     notes = "streams games from 9pm to midnight, naps at 2:30 p.m."
     lifestyle = PERSONA.lifestyle.model_copy(update={"notes": notes})
     agent.persona = PERSONA.model_copy(update={"lifestyle": lifestyle})
-    script = agent.model.completer.scripts["day_plan"]
-
-    def with_empty_slots(request):
-        answer = script(request)
-        answer["plan"] += [{"time": "19:00", "activity": "none"}]
-        return answer
-
-    agent.model.completer.scripts["day_plan"] = with_empty_slots
+    plans_also(agent, {"time": "19:00", "activity": "none"})
     plan = planning.plan_day(agent, DAY)
     (request,) = agent.model.completer.calls("day_plan")
     assert "streams games from 21:00 to midnight, naps at 14:30." in request.user
@@ -203,18 +201,12 @@ def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
 
 def test_a_meal_planned_at_another_meal_s_hour_is_left_out(agent):
     """A morning run's plan had Klaus "having breakfast" at 15:00 and "having lunch" at 17:00."""
-    script = agent.model.completer.scripts["day_plan"]
-
-    def meals_late(request):
-        answer = script(request)
-        answer["plan"] += [
-            {"time": "15:00", "activity": "having breakfast"},
-            {"time": "17:00", "activity": "having lunch"},
-            {"time": "19:00", "activity": "eating dinner at the cafe"},
-        ]
-        return answer
-
-    agent.model.completer.scripts["day_plan"] = meals_late
+    plans_also(
+        agent,
+        {"time": "15:00", "activity": "having breakfast"},
+        {"time": "17:00", "activity": "having lunch"},
+        {"time": "19:00", "activity": "eating dinner at the cafe"},
+    )
     plan = planning.plan_day(agent, DAY)
     assert "19:00 eating dinner at the cafe" in plan.outline
     assert "15:00 having breakfast" not in plan.outline

@@ -269,7 +269,7 @@ def _outline(plan: Answer, today: str, meal_hours: dict[str, tuple[str, str]]) -
         # "none" is how a small model fills a slot it has nothing for.
         if i.activity.strip().lower() in ("", "none"):
             dropped[n] = EMPTY_ITEM
-        elif gametime.days_named(i.activity, today) - {0}:
+        elif gametime.days_from_today(i.activity, today) - {0}:
             # The 1.5B copies a dated event from the prompt into today: "17:00 throwing a
             # Valentine's Day party at Hobbs Cafe on February 14" on the 13th.
             dropped[n] = OTHER_DAY
