@@ -74,11 +74,20 @@ def parts_of_today(texts: Sequence[str], today: str) -> list[str]:
     """The sentences (or clauses between semicolons) of ``texts`` that name ``today``'s date:
     the day's events, found by the clock (asked to write them first, the 1.5B wrote "no events
     today" on its party's day)."""
+    return [part for part in _parts(texts) if 0 in days_from_today(part, today)]
+
+
+def parts_to_come(texts: Sequence[str], today: str) -> list[str]:
+    """The sentences of ``texts`` that name a date from ``today`` on."""
+    return [part for part in _parts(texts) if any(d >= 0 for d in days_from_today(part, today))]
+
+
+def _parts(texts: Sequence[str]) -> list[str]:
     return [
         part.strip()
         for text in texts
         for part in re.split(r"(?<=[.!?])\s+|;", text.strip())
-        if 0 in days_from_today(part, today)
+        if part.strip()
     ]
 
 

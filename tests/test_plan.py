@@ -126,6 +126,26 @@ def test_a_new_day_revises_what_the_agent_is_up_to(agent):
     assert yesterday and agent.currently
 
 
+def test_an_event_to_come_the_night_s_revision_drops_still_reaches_its_day(agent):
+    """Party run of seed 2: the night turned Isabella's "party at Hobbs Cafe on February 14th
+    at 5pm" into "decorating ... from 5pm to 7pm", and she left her party at 18:03."""
+    agent.currently = (
+        "Isabella Rodriguez runs Hobbs Cafe. She is having a party at Hobbs Cafe on February"
+        " 14th at 5pm. She went to the dentist on February 10th."
+    )
+    agent.model.completer.scripts["new_day"] = {
+        "currently": "Isabella Rodriguez is decorating Hobbs Cafe from 5pm to 7pm.",
+        "yesterday": "She baked.",
+    }
+    planning.revise_for_new_day(agent, DAY)
+    planning.plan_day(agent, DAY + timedelta(days=1))
+    (request,) = agent.model.completer.calls("day_plan")
+    assert "Today's events: For Isabella Rodriguez's planning: She is having a party" in (
+        request.user
+    )
+    assert "dentist" not in request.user  # a date gone by is not kept
+
+
 def test_the_day_plan_sees_which_dated_events_fall_today(agent):
     """Small models cannot compare "February 14th" with "Monday February 13": the clock marks it."""
     agent.currently = "Isabella Rodriguez is planning a party at Hobbs Cafe on February 14th."

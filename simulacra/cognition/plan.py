@@ -18,6 +18,7 @@ from pydantic.dataclasses import dataclass
 from pydantic_core import core_schema
 
 from simulacra import gametime
+from simulacra.cognition.dialogue import PLANNING_NOTE
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
@@ -153,15 +154,43 @@ def revise_for_new_day(agent: Mind, today: date) -> str:
         for hit in hits:
             if hit.record.created >= yesterday:
                 seen[hit.record.id] = hit.record.description
+    before = agent.currently or agent.persona.currently or PHRASES.text("no_currently")
     answer = agent.ask(
         NEW_DAY,
-        currently=agent.currently or agent.persona.currently or PHRASES.text("no_currently"),
+        currently=before,
         yesterday=f"{yesterday:%A %B} {yesterday.day}",
         today=gametime.day(now),
         memories=list(seen.values()) or [PHRASES.text("nothing_remembered")],
     )
     agent.currently = answer.currently
+    _keep_events_to_come(agent, before, now)
     return answer.yesterday
+
+
+def _keep_events_to_come(agent: Mind, before: str, now: datetime) -> None:
+    """Keep, as planning notes, the dated events to come that the night's revision of what the
+    agent is up to left out: in the party run of seed 2 Isabella's "having a Valentine's Day
+    party at Hobbs Cafe on February 14th at 5pm" became "decorating … from 5pm to 7pm", and
+    she walked away from her party at 18:03."""
+    today = gametime.day(now)
+    named = gametime.days_from_today(agent.currently, today)
+    dropped = [
+        part
+        for part in gametime.parts_to_come([before], today)
+        if not gametime.days_from_today(part, today) & named
+    ]
+    if dropped:
+        notes = [
+            NewMemory(
+                PHRASES.text("kept_event", name=agent.name, event=part),
+                Kind.REFLECTION,
+                subject=agent.name,
+                predicate=PLANNING_NOTE,
+                object=agent.name,
+            )
+            for part in dropped
+        ]
+        agent.remember(notes, now)
 
 
 def wake_times(usual: time, offsets: list[int]) -> list[str]:
