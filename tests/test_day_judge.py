@@ -231,6 +231,7 @@ def test_sleeping_eating_and_washing_in_their_places(activity, address, broken):
         ("spending Valentine's Day with Klaus Mueller", 13, True),
         ("arriving at Hobbs Cafe for the party on February 14th", 13, True),
         ("preparing decorations for the Valentine's Day party", 13, False),
+        ("setting up a table for the Valentine's Day cake", 13, False),  # seed 2's judge
         ("hosting the Valentine's Day party at Hobbs Cafe", 14, False),
         ("the party tomorrow, Feb 14", 13, False),
         ("celebrating Christmas", 13, True),
