@@ -94,6 +94,29 @@ def test_the_town_evaluation_traces_the_party_through_a_run(run_dir, word_embedd
     assert (run_dir / EVAL_DIR / TOWN_FILE).read_text().count("\n") == result.answers
 
 
+def test_an_answer_naming_the_party_s_place_says_it_knows(tmp_path, run_dir, word_embedder):
+    """Seed 2's host: "... a Valentine's Day party at Hobbs Cafe ... I don't know a
+    Valentine's Day party.", with ``knows`` false."""
+    import shutil
+
+    def host_like(request):
+        if "Valentine" not in request.variables["question"]:
+            return knows_by_memory(request)
+        said = "a Valentine's Day party at Hobbs Cafe. I don't know a Valentine's Day party."
+        memories = " ".join(request.variables["memories"])
+        return {"answer": said if "Hobbs" in memories else "I don't know.", "knows": False}
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    shutil.rmtree(copy / EVAL_DIR, ignore_errors=True)
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel({**TOWN, "town_question": host_like}))
+    result = evaluate_the_town(copy, models=Models(model, model, word_embedder))
+    (party,) = result.diffusion
+    assert "Isabella Rodriguez" in party.end and "Isabella Rodriguez" in party.claimed
+
+
 def test_the_interviews_and_the_report(run_dir, word_embedder):
     result = evaluate_interviews(
         run_dir,

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
 from simulacra.embed import Embedder
-from simulacra.evaluation.checks import People, Verdict, known_people
+from simulacra.evaluation.checks import People, Verdict, known_people, mentions
 from simulacra.evaluation.facts import Fact, PaperDiffusion
 from simulacra.evaluation.questions import town_question
 from simulacra.evaluation.records import (
@@ -118,8 +118,15 @@ def evaluate_town(
     writer = Appender(path)
     asked: list[TownRecord] = []  # this evaluation's answers, new or on file
 
-    def ask(moment, kind, name, about, subject, question, stream, identity, when, known, supported):
-        """One question, unless this step's answer is on file already."""
+    def ask(
+        moment, kind, name, about, subject, question, stream, identity, when, known, supported,
+        names=(),
+    ):  # fmt: skip
+        """One question, unless this step's answer is on file already. An answer says it
+        knows when its ``knows`` says so or when it names one of ``names`` (a fact's place or
+        host): in the party run of seed 2 the host answered "I have heard that there is a
+        Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm. I don't know a
+        Valentine's Day party." and her ``knows`` followed the instruction's last words."""
         key = (moment, kind, name, about)
         if key in records:
             asked.append(records[key])
@@ -136,7 +143,8 @@ def evaluate_town(
             memories=[h.record.description for h in hits],
         )
         strangers = sorted(people.named_in(answer.answer) - people.named_in(question) - known)
-        claims_unknown = answer.knows and not supported
+        claims = answer.knows or any(mentions(answer.answer, n, people) for n in names)
+        claims_unknown = claims and not supported
         record = TownRecord(
             step=run.step,
             model=me,
@@ -146,10 +154,10 @@ def evaluate_town(
             about=about,
             question=question,
             answer=answer.answer,
-            claims=answer.knows,
+            claims=claims,
             supported=supported,
             verdict=Verdict(
-                correct=answer.knows == supported,
+                correct=claims == supported,
                 hallucinated=claims_unknown or bool(strangers),
                 unknown_people=tuple(strangers),
                 claims_unknown=claims_unknown,
@@ -187,6 +195,7 @@ def evaluate_town(
                     town.now,
                     known_end[name],
                     fact.held_by(told_end[name]),
+                    fact.names,
                 )
                 for name in agents
             ]
