@@ -93,7 +93,7 @@ def event(request: Request) -> dict:
     answer = {"emoji": word}
     if "object_state" in request.schema["properties"]:
         answer["object_state"] = "in use"
-    return {**answer, "verb": "uses", "target": at.split(": ")[-1] or "it"}
+    return answer
 
 
 def decide(request: Request) -> dict:

@@ -3,8 +3,7 @@
 
 import pytest
 
-from simulacra.cognition.act import _thing_state
-from simulacra.llm.tidy import as_activity, as_state
+from simulacra.llm.tidy import as_activity
 
 
 @pytest.mark.parametrize(
@@ -99,25 +98,6 @@ def test_activity_phrases_read_after_is(written, reads):
     assert as_activity(written) == reads
 
 
-@pytest.mark.parametrize(
-    ("written", "reads"),
-    [
-        ("the oven is heating", "heating"),
-        ("bed is being slept in", "being slept in"),
-        ("the kitchen table is brewing coffee", "brewing coffee"),
-        ("covered with notes", "covered with notes"),
-        ("occupied", "occupied"),
-        ("filled with notes and", "filled with notes"),
-        ("turned on and the", "turned on"),
-        ("being cleaned,", "being cleaned"),
-        ("decorated with red, h", "decorated with red"),
-        ("in use by a", "in use"),
-    ],
-)
-def test_object_states_read_after_the_thing_is(written, reads):
-    assert as_state(written) == reads
-
-
 def test_a_list_that_ran_into_its_bound_loses_its_cut_item():
     cut = "setting up tables and chairs, preparing food, and ensuring"
     assert as_activity(cut, bound=60) == "setting up tables and chairs, preparing food"
@@ -125,14 +105,6 @@ def test_a_list_that_ran_into_its_bound_loses_its_cut_item():
     assert as_activity("serving drinks and food to customers", bound=40) == (
         "serving drinks and food to customers"
     )  # no list to cut an item from
-    assert as_state("decorated with red and pink, white", bound=36) == "decorated with red and pink"
-
-
-def test_a_thing_does_not_do_what_its_user_does():
-    """A first run had "pastry display case is painting"; the thing is in use instead."""
-    assert _thing_state("sleeping", "sleeping") == "in use"
-    assert _thing_state("reading", "Reading the textbook") == "in use"
-    assert _thing_state("brewing coffee", "making a latte") == "brewing coffee"
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """Acting (paper §5.1): turn an activity into a place, then into the event it makes in the
-world: the state of the thing used, the event triple and an emoji.
+world: an emoji and the state of the thing used.
 
 The original asked about eight questions per action (sector, arena, object, emoji, triple,
 object state...). Here it is two answers. The place is an enum of full addresses the agent
@@ -16,15 +16,12 @@ from pydantic.dataclasses import dataclass
 
 from simulacra.cognition.emoji import NAMES, emoji
 from simulacra.interfaces import Mind
-from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.repairs import repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.world.tree import split_address
 
 ACT = template_beside(__file__, "act")
 EVENT = template_beside(__file__, "event")
-PHRASES = phrases_beside(__file__, "act")
 PLACED_KEPT = 200
 
 
@@ -78,12 +75,8 @@ def place_action(
     parts = split_address(where.place)
     thing = parts[2] if len(parts) == 3 else None  # an object, not a whole room
 
-    def thing_state(event: Answer) -> str:
-        return _thing_state(event.object_state, activity) if thing else ""
-
     event = agent.ask(
         EVENT,
-        after=thing_state,
         now=now,
         minutes=minutes,
         activity=activity,
@@ -91,21 +84,12 @@ def place_action(
         thing=thing,
         emoji=NAMES,
     )
-    state = thing_state(event)
-    placed = Placed(where.place, emoji(event.emoji), event.verb, event.target, state)
+    state = event.object_state if thing else ""
+    # The event's triple is the world's own ("is", activity): the model's verb and object
+    # cost a third of the event's tokens, and nothing read them but the triple.
+    placed = Placed(where.place, emoji(event.emoji), "is", activity, state)
     if known is not None:
         known[key] = placed
         for stale in list(known)[: max(0, len(known) - PLACED_KEPT)]:
             del known[stale]
     return placed
-
-
-USERS_ACT = rule("state.users_act", "the user's act as the thing's state: \"in use\" instead")
-
-
-def _thing_state(state: str, activity: str) -> str:
-    """The thing's own state, not its user's act, which the event prompt asks for and small
-    models still break (the issue's first run had "pastry display case is painting")."""
-    if state.split(" ", 1)[0] == activity.lower().split(" ", 1)[0]:
-        return repair(USERS_ACT, state, lambda _: PHRASES.text("in_use"))
-    return state

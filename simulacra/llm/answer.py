@@ -11,7 +11,7 @@ agent knows), which a field names by an expression over the template's variables
 
     [[answer.field]]
     name = "kind_of_place"
-    kind = "text"                     # text, prose, activity, state, enum, bool or list
+    kind = "text"                     # text, prose, activity, enum, bool or list
     max_length = 60
     description = "the kind of place for {{ activity[:60] }}"   # Jinja over the variables
 
@@ -44,10 +44,10 @@ import jinja2
 from pydantic import AfterValidator, Field, create_model
 
 from simulacra.errors import UserError
-from simulacra.llm.schema import Answer, activity_phrase, one_of, prose, state_phrase, text
+from simulacra.llm.schema import Answer, activity_phrase, one_of, prose, text
 
-KINDS = ("text", "prose", "activity", "state", "enum", "bool", "list")
-_BOUNDED = ("text", "prose", "activity", "state")
+KINDS = ("text", "prose", "activity", "enum", "bool", "list")
+_BOUNDED = ("text", "prose", "activity")
 _KEYS = {
     "name", "kind", "description", "max_length", "min_length", "options", "values", "named",
     "item", "min_items", "max_items", "when", "each", "alias", "lead",
@@ -326,8 +326,6 @@ def _type(f: _Field) -> Any:
         return prose(f.max_length, f.description, min_length=f.min_length or 8)
     if f.kind == "activity":
         return activity_phrase(f.max_length, f.description, lead=f.lead)
-    if f.kind == "state":
-        return state_phrase(f.max_length, f.description)
     if f.kind == "bool":
         return _described(bool, f.description)
     # an enum: of its own in the schema's $defs when named, else inline

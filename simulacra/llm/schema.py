@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.tidy import as_activity, as_state
+from simulacra.llm.tidy import as_activity
 
 _SHAPE = phrases_beside(__file__, "shape")  # the words of the shape sentence
 
@@ -50,9 +50,6 @@ def prose(max_length: int, description: str | None, min_length: int = 8) -> Any:
     ]
 
 
-# An object's state is a few plain lowercase words ("brewing coffee", "being slept in"), never a
-# copy of a place name.
-STATE_PATTERN = r"^[a-z][a-z ,'-]{1,%d}$"
 _CLOCK = re.compile(r"\d\d:\d\d")
 
 
@@ -114,20 +111,6 @@ def _literal(special: re.Match[str]) -> str:
 
 
 LEAD = "x-lead"  # the schema's key for an activity's lead, read by the shape sentence
-
-
-def state_phrase(max_length: int, description: str | None = None) -> Any:
-    """An object's state that reads after "the <thing> is"; :func:`as_state` tidies it."""
-    return Annotated[
-        str,
-        Field(
-            min_length=2,
-            max_length=max_length,
-            pattern=STATE_PATTERN % (max_length - 1),
-            description=description,
-        ),
-        AfterValidator(partial(as_state, bound=max_length)),
-    ]
 
 
 def one_of(options: Sequence[Any]) -> Any:

@@ -108,7 +108,6 @@ NOT_A_VERB = rule("activity.not_a_verb", '"chess" -> "doing chess" (a noun, and 
 PARTICIPLE = rule("activity.participle", '"informed by" -> "being informed by"')
 ING = rule("activity.ing", '"drinks coffee" -> "drinking coffee"')
 SECOND_VERB = rule("activity.second_verb", '"stops and waits" -> "stopping and waiting"')
-RESTATED = rule("state.restated", '"the oven is heating" -> "heating"')
 
 
 def _sub(pattern: re.Pattern[str]):
@@ -166,17 +165,6 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
         both = f"{_ing(word)} and {_ing(second)} {after}".strip()
         text = repair(SECOND_VERB, text, lambda _: both)
     return text
-
-
-# "the oven is heating", "bed is being slept in": the thing restated before its state.
-_RESTATED = re.compile(r"^(?:(?:the|a|an) )?(?:[a-z'-]+ ){0,3}?(?:is|are) (?=[a-z])")
-
-
-def as_state(phrase: str, bound: int | None = None) -> str:
-    """ "the oven is heating" -> "heating": the state alone, to follow "the <thing> is"."""
-    text = repair(CUT_LIST_ITEM, " ".join(phrase.split()), lambda t: _finished(t, bound))
-    text = repair(RESTATED, text, lambda t: _RESTATED.sub("", t) or t)
-    return repair(CUT_END, text, lambda t: _CUT.sub("", t) or t)
 
 
 def _verb_like(first: str, rest: str) -> bool:
