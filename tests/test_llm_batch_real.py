@@ -162,3 +162,17 @@ def test_an_answer_asked_to_avoid_a_text_copies_no_long_run_of_it(real_model):
 
 def _runs(tokens: list[int], n: int) -> set[tuple[int, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
+
+
+def test_a_prompt_in_english_gets_no_chinese_back(real_model):
+    """Qwen models switch to Chinese mid-phrase ("the effects of gentrification in低", party
+    runs): a prompt with no Chinese, Japanese or Korean gets none of those tokens back."""
+    from simulacra.llm.llama import _FAR_EAST, far_east_tokens
+
+    backend = real_model.completer
+    banned = set(far_east_tokens(backend._load()).tolist())
+    assert backend.plain_tokens("你好")[0] in banned
+    assert not banned & set(backend.plain_tokens("Hello, café “party” at 5pm — ok?"))
+    Line = create_model("Line", __base__=Answer, says=(text(60), ...))
+    ask = Prompt("respond", "You speak Chinese.", "Say hello in Chinese characters.", agent="A")
+    assert not _FAR_EAST.search(real_model.generate(ask, Line).says)

@@ -71,6 +71,7 @@ class Job:
     seed: int
     presence_penalty: float = 0.0
     avoid: tuple[tuple[int, ...], ...] = ()  # token runs the answer may not copy AVOID_RUN of
+    banned: np.ndarray | None = None  # tokens never sampled (a script the prompt has none of)
     # filled while decoding
     answer: list[int] = field(default_factory=list)
     reused: int = 0
@@ -342,10 +343,12 @@ class BatchDecoder:
         logits = np.ctypeslib.as_array(
             lib.llama_get_logits_ith(self._ctx, index), shape=(self.n_vocab,)
         )
-        banned = _copying(job.answer, job.avoid)
-        if banned:
+        copying = _copying(job.answer, job.avoid)
+        if copying or job.banned is not None:
             logits = logits.copy()  # llama.cpp's buffer is read again for a drafted position
-            logits[list(banned)] = -np.inf
+            if job.banned is not None:
+                logits[job.banned] = -np.inf
+            logits[list(copying)] = -np.inf
         token = self._pick(slot.chain, logits, mask=None)
         if slot.grammar is not None and not self._allowed(slot.grammar, token):
             job.resampled += 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import hashlib
 import json
 import os
@@ -11,6 +12,8 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
+
+import numpy as np
 
 from simulacra.errors import UserError
 from simulacra.llm.batch import BatchDecoder, Job
@@ -89,6 +92,7 @@ class LlamaCppModel:
         self._grammars: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.RLock()
         self._skeleton: list[list[int] | str] | None = None
+        self._far_east_tokens: np.ndarray | None = None
 
     def _load(self):
         """Load on first need: a run answered entirely from the replay cache never loads."""
@@ -257,8 +261,38 @@ class LlamaCppModel:
             seed=request.seed,
             presence_penalty=request.presence_penalty,
             avoid=tuple(tuple(self.plain_tokens(text)) for text in request.avoid),
+            banned=None if _FAR_EAST.search(request.system + request.user) else self._far_east(),
         )
         return self._decoder.complete(job).result
+
+    def _far_east(self) -> np.ndarray:
+        with self._lock:
+            if self._far_east_tokens is None:
+                self._far_east_tokens = far_east_tokens(self._llm)
+            return self._far_east_tokens
+
+
+# Chinese, Japanese and Korean text (U+3000 to U+D7FF): a prompt in English without any gets
+# none back. Qwen models switch to Chinese mid-phrase: "the effects of gentrification in低",
+# "taking notes on Isabella's邀请", 9 answers in a party window.
+_FAR_EAST = re.compile("[\u3000-\ud7ff]")
+# The first bytes of those characters in UTF-8: a token holding one starts such a character,
+# whole or in part (byte-level vocabularies split rare ones across tokens).
+_FAR_EAST_LEADS = frozenset(range(0xE3, 0xEE))
+
+
+def far_east_tokens(llm) -> np.ndarray:
+    """The vocabulary's tokens that write Chinese, Japanese or Korean."""
+    import llama_cpp
+
+    vocab = llm._model.vocab
+    buffer = ctypes.create_string_buffer(64)
+    found = []
+    for token in range(llama_cpp.llama_vocab_n_tokens(vocab)):
+        n = llama_cpp.llama_token_to_piece(vocab, token, buffer, 64, 0, False)
+        if n > 0 and not _FAR_EAST_LEADS.isdisjoint(buffer.raw[:n]):
+            found.append(token)
+    return np.array(found, dtype=np.int32)
 
 
 def _token_text(llm, token: int) -> str:
