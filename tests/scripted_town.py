@@ -84,13 +84,16 @@ def act(request: Request) -> dict:
     # a fixed order, not by relevance.
     words = set(re.findall(r"[a-z]+", activity.lower()))
     chosen = max(fitting, key=lambda p: len(words & set(re.findall(r"[a-z]+", p.split(": ")[-1]))))
-    word = "coffee" if "Cafe" in chosen else "read" if "library" in chosen else "eat"
-    return {
-        "kind_of_place": "a place for it",
-        "place": chosen,
-        "emoji": word,
-        "object_state": "in use",
-    }
+    return {"kind_of_place": "a place for it", "place": chosen}
+
+
+def event(request: Request) -> dict:
+    at = request.variables.get("place", "")
+    word = "coffee" if "Cafe" in at else "read" if "library" in at else "eat"
+    answer = {"emoji": word}
+    if "object_state" in request.schema["properties"]:
+        answer["object_state"] = "in use"
+    return answer
 
 
 def decide(request: Request) -> dict:
@@ -139,6 +142,7 @@ SCRIPTS = {
     "hourly_schedule": schedule,
     "decompose": decompose,
     "act": act,
+    "event": event,
     "decide": decide,
     "respond": respond,
     "after_chat": after_chat,

@@ -2,15 +2,14 @@
 world: an emoji and the state of the thing used.
 
 The original asked about eight questions per action (sector, arena, object, emoji, triple,
-object state...). Here it is one answer: the place, an enum of full addresses the agent
-knows, so it can never be invalid; then an emoji word and the state of the thing used, both
-chosen among a few. (Written states once came first and pulled small models towards the
-objects they named: "a desk: covered with notes" put breakfast at the desk.)
+object state...). Here it is two answers. The place is an enum of full addresses the agent
+knows, so it can never be invalid. The event is asked apart, once the thing is known: asked
+together, the examples of object states pulled small models towards the objects they named
+("a desk: covered with notes" put breakfast at the desk).
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from pydantic.dataclasses import dataclass
@@ -22,12 +21,13 @@ from simulacra.llm.templates import template_beside
 from simulacra.world.tree import split_address
 
 ACT = template_beside(__file__, "act")
+EVENT = template_beside(__file__, "event")
 PLACED_KEPT = 200
 
 
-def place_for(**variables: Any) -> type[Answer]:
-    """The answer of act.prompt.toml, its emoji one of every word emoji.py shows."""
-    return ACT.answer_model({**variables, "emoji_words": NAMES})
+def event_for(**variables: Any) -> type[Answer]:
+    """The answer of event.prompt.toml, its emoji one of every word emoji.py shows."""
+    return EVENT.answer_model({**variables, "emoji_words": NAMES})
 
 
 @dataclass(frozen=True)
@@ -55,32 +55,39 @@ def place_action(
     known: dict[str, Placed] | None = None,
 ) -> Placed:
     """Where ``activity`` happens, as a part of ``purpose`` (the block it is a step of) if
-    given, and the event it makes there. An activity ``known`` from the same place, for the
-    same block and among the same places lands where it landed before, with no model call: a
-    resident's day repeats its steps, and nothing in the question changed but the clock.
-    ``known`` keeps the latest ``PLACED_KEPT``."""
-    purpose = "" if purpose in (None, activity) else purpose
-    offered = hashlib.sha1("\n".join(places).encode()).hexdigest()[:12]
-    key = f"{activity.lower()} @ {here} / {purpose.lower()} / {offered}"
-    if known is not None and key in known:
-        return known[key]
-    answer = agent.ask(
+    given, and the event it makes there. An activity already ``known`` at the place chosen
+    makes the event it made before, with no model call: a resident's day repeats its steps
+    (35 of 199 actions in a party run), and nothing in the event's question changed. ``known``
+    keeps the latest ``PLACED_KEPT``."""
+    where = agent.ask(
         ACT,
         now=now,
         here=here,
         activity=activity,
-        purpose=purpose,
+        purpose="" if purpose in (None, activity) else purpose,
         minutes=minutes,
         places=places,
         notes=notes,
+    )
+    key = f"{activity.lower()} @ {where.place}"
+    if known is not None and key in known:
+        return known[key]
+    parts = split_address(where.place)
+    thing = parts[2] if len(parts) == 3 else None  # an object, not a whole room
+
+    event = agent.ask(
+        EVENT,
+        now=now,
+        minutes=minutes,
+        activity=activity,
+        place=where.place,
+        thing=thing,
         emoji=NAMES,
     )
-    parts = split_address(answer.place)
-    used = len(parts) == 3  # an object, not a whole room
+    state = event.object_state if thing else ""
     # The event's triple is the world's own ("is", activity): the model's verb and object
     # cost a third of the event's tokens, and nothing read them but the triple.
-    state = answer.object_state if used else ""
-    placed = Placed(answer.place, emoji(answer.emoji), "is", activity, state)
+    placed = Placed(where.place, emoji(event.emoji), "is", activity, state)
     if known is not None:
         known[key] = placed
         for stale in list(known)[: max(0, len(known) - PLACED_KEPT)]:
