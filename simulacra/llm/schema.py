@@ -91,11 +91,9 @@ def activity_phrase(
 # with a letter and the schema's punctuation ("Klaus Mueller is s' {", both from runs). Then
 # no comma: an activity is one doing, and after a comma the 1.5B went on with a remark or a
 # list ("decorating the cafe, which takes 30 minutes", "reviewing the literature, analyzing
-# data, and synthes", party run of seed 2). No digits either: a plan's activity ran on into
-# its hours, "working at Hobbs Cafe from 08:00 to 20:00", and its time, written next, copied
-# the last of them (20:00, party run of seed 3).
+# data, and synthes", party run of seed 2).
 _FIRST_WORD = 16
-_ACTIVITY_CHAR = r'[^",\\0-9\x00-\x1f\x7f]'
+_ACTIVITY_CHAR = r'[^",\\\x00-\x1f\x7f]'
 
 
 def _activity_tail(max_length: int) -> str:
