@@ -5,7 +5,8 @@ The original asked about eight questions per action (sector, arena, object, emoj
 object state...). Here it is two answers. The place is an enum of full addresses the agent
 knows, so it can never be invalid. The event is asked apart, once the thing is known: asked
 together, the examples of object states pulled small models towards the objects they named
-("a desk: covered with notes" put breakfast at the desk).
+("a desk: covered with notes" put breakfast at the desk), and with the emoji and state lists
+in the place's prompt the 1.5B placed worse (stop 41, scripts/results/prompt-tuning.md).
 """
 
 from __future__ import annotations
