@@ -53,3 +53,28 @@ def test_a_resident_is_never_sent_into_another_home(who, place, allowed):
 def test_a_family_shares_its_house_but_not_its_bedrooms(who, place, allowed):
     chooser = PlaceChooser(load_world(WORLDS / "smallville"), None, Settings().plan)
     assert chooser.allowed(who, place) is allowed
+
+
+@pytest.mark.parametrize(
+    ("activity", "within", "leaves"),
+    [
+        ("walking to the library", "Dorm for Oak Hill College", True),
+        ("sitting at Hobbs Cafe and drinking coffee", "Oak Hill College", True),
+        ("reading in the library", "Oak Hill College", False),
+        ("making tea in the kitchen", "Dorm for Oak Hill College", False),  # many have one
+        ("studying at his desk", "Dorm for Oak Hill College", False),
+        ("studying in the Dorm for Oak Hill College", "Dorm for Oak Hill College", False),
+    ],
+)
+def test_a_step_that_names_another_building_may_leave_its_block_s(activity, within, leaves):
+    from simulacra.sim.places import _names_elsewhere
+
+    known = [
+        "Dorm for Oak Hill College: kitchen: refrigerator",
+        "Dorm for Oak Hill College: Klaus Mueller's room: desk",
+        "Oak Hill College: library: library tables",
+        "Oak Hill College: classroom: student desks",
+        "Hobbs Cafe: cafe: cafe counter",
+        "Hobbs Cafe: kitchen: stove",
+    ]
+    assert _names_elsewhere(activity, known, within) is leaves

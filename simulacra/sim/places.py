@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -61,12 +62,12 @@ class PlaceChooser:
         self, r: Resident, activity: str, tile: Tile, within: str | None = None
     ) -> Candidates:
         """The places offered for ``activity``; only those in the sector ``within`` when it
-        has any the agent may use."""
+        has any the agent may use, unless ``activity`` names a place elsewhere."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
-        inside = [p for p in known if within and split_address(p)[0] == within]
-        known = inside or known
+        if within and not _names_elsewhere(activity, known, within):
+            known = [p for p in known if split_address(p)[0] == within] or known
         here = self.world.place_at(tile)
         if not known:
             return Candidates([here.address or r.persona.home], {})
@@ -104,6 +105,37 @@ class PlaceChooser:
         # In a fixed order, not by score: the steps of one block are offered the same places,
         # and the same list is a prefix the KV cache keeps between an agent's calls.
         return Candidates(sorted(chosen), notes)
+
+
+def _names_elsewhere(activity: str, known: list[str], within: str) -> bool:
+    """Whether ``activity`` names a building other than ``within``, or a room only one other
+    building has: a party run had Klaus "walking to the library" at the dorm's kitchen table
+    and "sitting at Hobbs Cafe and drinking coffee" among the library's bookshelves, his
+    block's building. A room many buildings have ("kitchen") names none of them."""
+    text = activity.lower()
+    sectors: dict[str, set[str]] = {}
+    for place in known:
+        sector, *rest = split_address(place)
+        sectors.setdefault(sector.lower(), set())
+        if rest:
+            sectors[sector.lower()].add(rest[0].lower())
+    rooms: dict[str, set[str]] = {}
+    for sector, arenas in sectors.items():
+        for arena in arenas:
+            rooms.setdefault(arena, set()).add(sector)
+    here = within.lower()
+    text = text.replace(here, " ")  # "the Dorm for Oak Hill College" names no college
+    named = {s for s in sectors if s != here and _said(s, text)}
+    named |= {
+        next(iter(owners))
+        for room, owners in rooms.items()
+        if len(owners) == 1 and here not in owners and _said(room, text)
+    }
+    return bool(named)
+
+
+def _said(name: str, text: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) is not None
 
 
 def bed_of(world: World, persona: ResidentPersona) -> str:
