@@ -228,7 +228,9 @@ class PlanSettings(_Section):
     here_bonus: float = Field(0.05, ge=0.0, description="place ranking: the room one is in")
     home_or_work_bonus: float = Field(0.05, ge=0.0, description="place ranking: home or work")
     stay_in_building: bool = Field(
-        True, description="the steps of one schedule block stay in the building it began in"
+        True,
+        description="the steps of one schedule block stay in the building it began in, "
+        "unless they name another",
     )
 
 
