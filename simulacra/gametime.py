@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
+from functools import cache
+from pathlib import Path
 
 from simulacra.errors import UserError
+from simulacra.textfile import parse_toml
+
+HOLIDAYS_FILE = Path(__file__).with_name("holidays.toml")
 
 
 def describe(t: datetime) -> str:
@@ -47,12 +53,50 @@ def mark_dates(text: str, today: str) -> str:
     return _DATED.sub(mark, text)
 
 
-def days_from_today(text: str, today: str) -> set[int]:
-    """The days from ``today`` (0 today, 1 tomorrow, -1 yesterday) of the dates ``text`` names."""
+def days_from_today(text: str, today: str, *, by_name: bool = False) -> set[int]:
+    """The days from ``today`` (0 today, 1 tomorrow, -1 yesterday) of the dates ``text`` names,
+    and ``by_name`` of the holidays it names ("Valentine's Day")."""
     now = _parsed_day(today)
     if now is None:
         return set()
-    return {d for m in _DATED.finditer(text) if (d := _days_from(now, m)) is not None}
+    days = {d for m in _DATED.finditer(text) if (d := _days_from(now, m)) is not None}
+    if by_name:
+        days |= {(h.on(now.year) - now).days for h in holidays_named(text)}
+    return days
+
+
+@dataclass(frozen=True)
+class Holiday:
+    name: str
+    month: int
+    day: int
+    pattern: re.Pattern[str]
+
+    def on(self, year: int) -> date:
+        return date(year, self.month, self.day)
+
+
+@cache
+def holidays() -> tuple[Holiday, ...]:
+    """The holidays of holidays.toml, checked on reading."""
+    found = []
+    for n, table in enumerate(parse_toml(HOLIDAYS_FILE.read_text("utf-8")).get("holiday", [])):
+        where = f"holiday[{n}]"
+        try:
+            month, day = (int(x) for x in str(table["date"]).split("-"))
+            found.append(Holiday(table["name"], month, day, re.compile(table["pattern"])))
+            date(2000, month, day)
+        except (KeyError, ValueError, re.error) as e:
+            raise UserError(
+                f"not a holiday: {e}", file=HOLIDAYS_FILE, field=where,
+                fix='write name = "...", date = "MM-DD", pattern = "a regular expression"',
+            ) from None  # fmt: skip
+    return tuple(found)
+
+
+def holidays_named(text: str) -> list[Holiday]:
+    plain = text.lower().replace("\u2019", "'").replace("\u2018", "'")
+    return [h for h in holidays() if h.pattern.search(plain)]
 
 
 def _parsed_day(today: str) -> date | None:
@@ -74,12 +118,16 @@ def parts_of_today(texts: Sequence[str], today: str) -> list[str]:
     """The sentences (or clauses between semicolons) of ``texts`` that name ``today``'s date:
     the day's events, found by the clock (asked to write them first, the 1.5B wrote "no events
     today" on its party's day)."""
-    return [part for part in _parts(texts) if 0 in days_from_today(part, today)]
+    return [part for part in _parts(texts) if 0 in days_from_today(part, today, by_name=True)]
 
 
 def parts_to_come(texts: Sequence[str], today: str) -> list[str]:
-    """The sentences of ``texts`` that name a date from ``today`` on."""
-    return [part for part in _parts(texts) if any(d >= 0 for d in days_from_today(part, today))]
+    """The sentences of ``texts`` that name a date (or a holiday) from ``today`` on."""
+    return [
+        part
+        for part in _parts(texts)
+        if any(d >= 0 for d in days_from_today(part, today, by_name=True))
+    ]
 
 
 def _parts(texts: Sequence[str]) -> list[str]:

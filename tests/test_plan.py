@@ -192,6 +192,24 @@ def test_a_talk_s_planning_note_brings_its_event_to_that_day_s_plan(agent):
     assert "exam" not in on_the_day.user  # a reflection that is no talk's note
 
 
+def test_a_note_that_names_a_holiday_brings_it_to_that_day_s_plan(agent):
+    """Party run of seed 1d: Maria's note "Maria will join Isabella for Valentine's Day at
+    Hobbs Cafe from 5pm to 7pm" named no date, and never reached her plan for the 14th."""
+    from simulacra.cognition.dialogue import PLANNING_NOTE
+    from simulacra.memory import NewMemory
+
+    note = "For Isabella Rodriguez's planning: Maria will come for Valentine's Day at 5pm."
+    agent.remember(
+        [NewMemory(note, Kind.REFLECTION, subject=agent.name, predicate=PLANNING_NOTE)],
+        datetime.combine(DAY, time(12)),
+    )
+    planning.plan_day(agent, DAY)
+    planning.plan_day(agent, DAY + timedelta(days=1))
+    before, on_the_day = agent.model.completer.calls("day_plan")
+    assert "Today's events" not in before.user
+    assert "Today's events: For Isabella Rodriguez's planning: Maria will come" in on_the_day.user
+
+
 def test_dates_are_marked_only_where_they_are_dates():
     mark = planning.gametime.mark_dates
     today = "Monday February 13, 2023"

@@ -9,6 +9,7 @@ from datetime import date
 
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.vocabulary import vocabulary
+from simulacra.gametime import holidays_named
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
@@ -26,7 +27,7 @@ _DAY_MONTH = re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b")
 def days_named(text: str, year: int) -> list[tuple[str, date]]:
     """The holidays and dates ``text`` names, each with its day in ``year``."""
     t = plain(text)
-    found = [(h.name, h.in_year(year)) for h in vocabulary().holiday if re.search(h.pattern, t)]
+    found = [(h.name, h.on(year)) for h in holidays_named(t)]
     for match in _MONTH_DAY.finditer(t):
         found += _date(match.group(0), match.group(1), match.group(2), year)
     for match in _DAY_MONTH.finditer(t):

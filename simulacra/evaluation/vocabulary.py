@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import sys
-from datetime import date
 from functools import cache
 from pathlib import Path
 
@@ -74,18 +73,6 @@ class CalendarWords(_Table):
     elsewhere: list[str]
 
 
-class Holiday(_Table):
-    name: str
-    date: str = Field(pattern=r"^\d\d-\d\d$")  # MM-DD, any year
-    pattern: str
-
-    _valid = field_validator("pattern")(lambda v: _patterns([v])[0])
-
-    def in_year(self, year: int) -> date:
-        month, day = self.date.split("-")
-        return date(year, int(month), int(day))
-
-
 class Vocabulary(_Table):
     prompt: PromptWords
     doing: DoingWords
@@ -93,7 +80,6 @@ class Vocabulary(_Table):
     state: StateWords
     line: LineWords
     calendar: CalendarWords
-    holiday: list[Holiday]
 
 
 @cache
