@@ -84,8 +84,8 @@ def holidays() -> tuple[Holiday, ...]:
         where = f"holiday[{n}]"
         try:
             month, day = (int(x) for x in str(table["date"]).split("-"))
+            date(2000, month, day)  # a day of the year (2000 has February 29)
             found.append(Holiday(table["name"], month, day, re.compile(table["pattern"])))
-            date(2000, month, day)
         except (KeyError, ValueError, re.error) as e:
             raise UserError(
                 f"not a holiday: {e}", file=HOLIDAYS_FILE, field=where,

@@ -38,8 +38,6 @@ class Placed:
 
     place: str
     emoji: str
-    predicate: str
-    object: str
     object_state: str
 
 
@@ -86,9 +84,7 @@ def place_action(
         emoji=NAMES,
     )
     state = event.object_state if thing else ""
-    # The event's triple is the world's own ("is", activity): the model's verb and object
-    # cost a third of the event's tokens, and nothing read them but the triple.
-    placed = Placed(where.place, emoji(event.emoji), "is", activity, state)
+    placed = Placed(where.place, emoji(event.emoji), state)
     if known is not None:
         known[key] = placed
         for stale in list(known)[: max(0, len(known) - PLACED_KEPT)]:

@@ -41,6 +41,20 @@ class Line:
 
 PLANNING_NOTE = "notes for planning"  # predicate of a conversation's note, which plans read
 
+
+def planning_note(name: str, note: str, about: str, evidence: tuple[int, ...] = ()) -> NewMemory:
+    """A note the day plans read ("For Maria Lopez's planning: ..."), from a talk with
+    ``about`` or kept from what the agent was up to."""
+    return NewMemory(
+        PHRASES.text("planning", name=name, note=note),
+        Kind.REFLECTION,
+        subject=name,
+        predicate=PLANNING_NOTE,
+        object=about,
+        evidence=evidence,
+    )
+
+
 # Small models write the transcript's "Name: " before a line, or the answer's key as a verb
 # ("Klaus Mueller says: 'That's great!...'", party run c); the line is the words alone.
 _SPEAKER = re.compile(r"^\s*[A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}(?: says| said)?:\s+")
@@ -226,14 +240,7 @@ def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now:
                 predicate="chats with",
                 object=partner,
             ),
-            NewMemory(
-                PHRASES.text("planning", name=agent.name, note=notes.for_planning),
-                Kind.REFLECTION,
-                subject=agent.name,
-                predicate=PLANNING_NOTE,
-                object=partner,
-                evidence=(chat_id,),
-            ),
+            planning_note(agent.name, notes.for_planning, partner, evidence=(chat_id,)),
             NewMemory(
                 PHRASES.text("memo", name=agent.name, partner=partner, memo=notes.memo),
                 Kind.REFLECTION,

@@ -18,7 +18,7 @@ from pydantic.dataclasses import dataclass
 from pydantic_core import core_schema
 
 from simulacra import gametime
-from simulacra.cognition.dialogue import PLANNING_NOTE
+from simulacra.cognition.dialogue import planning_note
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
@@ -173,24 +173,14 @@ def _keep_events_to_come(agent: Mind, before: str, now: datetime) -> None:
     party at Hobbs Cafe on February 14th at 5pm" became "decorating … from 5pm to 7pm", and
     she walked away from her party at 18:03."""
     today = gametime.day(now)
-    named = gametime.days_from_today(agent.currently, today)
+    named = gametime.days_from_today(agent.currently, today, by_name=True)
     dropped = [
         part
         for part in gametime.parts_to_come([before], today)
-        if not gametime.days_from_today(part, today) & named
+        if not gametime.days_from_today(part, today, by_name=True) & named
     ]
     if dropped:
-        notes = [
-            NewMemory(
-                PHRASES.text("kept_event", name=agent.name, event=part),
-                Kind.REFLECTION,
-                subject=agent.name,
-                predicate=PLANNING_NOTE,
-                object=agent.name,
-            )
-            for part in dropped
-        ]
-        agent.remember(notes, now)
+        agent.remember([planning_note(agent.name, part, agent.name) for part in dropped], now)
 
 
 def wake_times(usual: time, offsets: list[int]) -> list[str]:
