@@ -13,7 +13,7 @@ from dataclasses import field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from pydantic import GetCoreSchemaHandler
+from pydantic import GetCoreSchemaHandler, computed_field
 from pydantic.dataclasses import dataclass
 from pydantic_core import core_schema
 
@@ -41,16 +41,34 @@ def is_sleeping(activity: str) -> bool:
     return activity.startswith(SLEEPING)
 
 
+class _DayPlanned(Answer):
+    """The fields of day_plan.prompt.toml, with the morning's items and the rest of the day's
+    in one plan."""
+
+    @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
+    @property
+    def plan(self) -> list[Any]:
+        return [*self.morning, *self.rest_of_day]
+
+
 def day_plan_for(**variables: Any) -> type[Answer]:
     """The answer of day_plan.prompt.toml: its wake-up times are those given, else those of
     the default settings (as in the eval's cases); its items' times the half hours from the
-    earliest wake-up to bedtime."""
+    earliest wake-up to bedtime, those before midday (or four hours after waking, if later)
+    for the morning."""
     wake_options = variables.get("wake_options")
     if wake_options is None:
         offsets = PlanSettings().wake_offsets_minutes
         wake_options = wake_times(time.fromisoformat(variables["usual_wake"]), offsets)
     times = plan_times(wake_options[0], variables["usual_sleep"])
-    return DAY_PLAN.answer_model({**variables, "wake_options": wake_options, "plan_times": times})
+    woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake_options[0]))
+    midday = max("12:00", f"{woke + timedelta(hours=4):%H:%M}")
+    morning = [t for t in times if t < midday] or times[:1]
+    later = [t for t in times if t >= midday] or times[-1:]
+    return DAY_PLAN.answer_model(
+        {**variables, "wake_options": wake_options, "morning_times": morning, "later_times": later},
+        base=_DayPlanned,
+    )
 
 
 def plan_times(first: str, bedtime: str) -> list[str]:
