@@ -50,11 +50,15 @@ def day_plan(request: Request) -> dict:
     wake = enum(request, "wake_up")
     return {
         "wake_up": wake[len(wake) // 2],  # the usual time, in the middle of the options
-        "plan": [
+        "morning": [
+            {"time": "07:00", "activity": "having breakfast"},
+            {"time": "09:00", "activity": routine},
+        ],
+        "rest_of_day": [
             {"time": t, "activity": a}
             for t, a in zip(
-                ("07:00", "09:00", "12:00", "13:00", "18:00"),
-                ("having breakfast", routine, "having lunch", routine, "relaxing at home"),
+                ("12:00", "13:00", "18:00"),
+                ("having lunch", routine, "relaxing at home"),
                 strict=True,
             )
         ],

@@ -38,13 +38,21 @@ def minutes(blocks) -> int:
     return sum(b.minutes for b in blocks)
 
 
+def lists(*items: dict) -> dict:
+    """A day plan's two lists, the items before midday in the morning's."""
+    return {
+        "morning": [i for i in items if i["time"] < "12:00"],
+        "rest_of_day": [i for i in items if i["time"] >= "12:00"],
+    }
+
+
 def plans_also(agent, *items: dict) -> None:
-    """The scripted day plan, with ``items`` written after its own."""
+    """The scripted day plan, with ``items`` written after its own first ones (five at most)."""
     script = agent.model.completer.scripts["day_plan"]
 
     def with_items(request):
         answer = script(request)
-        answer["plan"] += list(items)
+        answer["rest_of_day"] = answer["rest_of_day"][: 5 - len(items)] + list(items)
         return answer
 
     agent.model.completer.scripts["day_plan"] = with_items
@@ -259,7 +267,7 @@ def test_an_activity_written_at_every_hour_is_one_item(agent):
 
     def repeated(request):
         answer = script(request)
-        answer["plan"] = answer["plan"][:4] + [
+        answer["rest_of_day"] = answer["rest_of_day"][:1] + [
             {"time": "20:00", "activity": "Writing a paper"},
             {"time": "21:00", "activity": "writing a paper"},
             {"time": "21:00", "activity": "writing a paper"},
@@ -279,7 +287,8 @@ def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
     def evening_first(request):
         answer = script(request)
         if len(agent.model.completer.calls("day_plan")) == 1:
-            answer["plan"] = [{"time": "17:00", "activity": f"party part {n}"} for n in range(5)]
+            parts = [{"time": "17:00", "activity": f"party part {n}"} for n in range(4)]
+            answer.update(lists({"time": "11:30", "activity": "party part"}, *parts))
         return answer
 
     agent.model.completer.scripts["day_plan"] = evening_first
@@ -297,7 +306,7 @@ def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
         answer = script(request)
         if len(agent.model.completer.calls("day_plan")) == 1:
             times = ("08:00", "10:00", "12:00", "14:00", "16:00")
-            answer["plan"] = [{"time": t, "activity": "working at Hobbs Cafe"} for t in times]
+            answer.update(lists(*({"time": t, "activity": "working at Hobbs Cafe"} for t in times)))
         return answer
 
     agent.model.completer.scripts["day_plan"] = one_thing
@@ -314,7 +323,7 @@ def test_when_no_plan_is_usable_the_one_with_most_different_activities_is_kept(a
         n = len(agent.model.completer.calls("day_plan"))
         kinds = {1: 1, 2: 3, 3: 2}[n]  # the second sample has three activities, not four
         plan = [{"time": t, "activity": f"reading {i % kinds}"} for i, t in enumerate(times)]
-        return {**script(request), "plan": plan}
+        return {**script(request), **lists(*plan)}
 
     agent.settings.plan.plan_min_activities = 4  # none of the three is usable
     agent.model.completer.scripts["day_plan"] = repeating
@@ -326,14 +335,16 @@ def test_when_no_plan_is_usable_the_one_with_most_different_activities_is_kept(a
 def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
     script = agent.model.completer.scripts["day_plan"]
 
-    def always_evening(request):
+    def late_and_the_same(request):
         n = len(agent.model.completer.calls("day_plan"))
-        return {**script(request), "plan": [{"time": "17:00", "activity": f"resting {n}"}] * 5}
+        times = ("11:30", "17:00", "17:00", "17:00")
+        items = ({"time": t, "activity": f"resting {n}"} for t in times)
+        return {**script(request), **lists(*items)}
 
-    agent.model.completer.scripts["day_plan"] = always_evening
+    agent.model.completer.scripts["day_plan"] = late_and_the_same
     plan = planning.plan_day(agent, DAY)
     assert len(agent.model.completer.calls("day_plan")) == Settings().plan.day_plan_attempts
-    assert plan.outline[1] == "17:00 resting 1"
+    assert plan.outline[1] == "11:30 resting 1"
 
 
 def test_the_day_opens_with_the_morning_routine_at_the_wake_up():

@@ -1,9 +1,9 @@
 """Planning (paper §4.3): top-down and recursive, decomposed just in time.
 
 A new day revises what the agent is up to from yesterday's memories; the day plan picks a
-wake-up time and 5-8 broad strokes after the morning routine; the hourly schedule fills every
-waking hour; a block is cut into 5-15 minute steps only as it begins (the current and next
-hour, never the whole day).
+wake-up time and 4-7 broad strokes after the morning routine, the morning's first; the hourly
+schedule fills every waking hour; a block is cut into 5-15 minute steps only as it begins (the
+current and next hour, never the whole day).
 """
 
 from __future__ import annotations
