@@ -66,6 +66,10 @@ def test_information_spreads_from_isabella_to_maria(tmp_path, word_embedder):
     assert chats and "Valentine's Day party at Hobbs Cafe" in chats[0].description
     notes = [r for r in maria.stream if r.evidence == (chats[0].id,)]
     assert any("For Maria Lopez's planning" in r.description for r in notes)
+    # A talk takes place in a room: "Isabella Rodriguez is the kitchen sink in the kitchen at
+    # Hobbs Cafe, talking with …" had her introduce herself as the sink (party seed 3).
+    settings = {r.variables["setting"] for r in backend.calls("respond")}
+    assert settings and all(re.fullmatch(r"in the [a-z ]+ at [A-Z][\w ']+", s) for s in settings)
 
     later = sim.now + timedelta(hours=3)
     maria.interview("Are you going to any parties this week?", at=later)

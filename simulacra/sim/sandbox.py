@@ -131,9 +131,12 @@ class Sandbox:
         return self.here(r) or PHRASES.text("street")
 
     def setting_of(self, r: Resident) -> str:
-        """Where a conversation with ``r`` takes place, in words."""
+        """Where a conversation with ``r`` takes place, in words: "in the kitchen at Hobbs
+        Cafe"."""
         here = self.here(r)
-        return self.world.phrase(here) if here else PHRASES.text("on_the_street")
+        if not here:
+            return PHRASES.text("on_the_street")
+        return PHRASES.text("in_room", place=self.world.phrase(arena_of(self.world, here)))
 
     def doing(self, r: Resident) -> str:
         """What ``r`` is doing, as shown after its name."""
