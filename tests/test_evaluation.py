@@ -169,7 +169,8 @@ def test_a_fact_told_to_exactly_two_of_four_agents_is_known_by_half(
         {"Ada Byron": [(Kind.CHAT, TOLD)], "Cy Cole": [(Kind.CHAT, TOLD)]},
     )
     # Everyone says yes: only the two whose memory holds it count; the others hallucinate.
-    model = scripted({"town_question": {"answer": "Yes, I heard about it.", "knows": True}})
+    said = {"memory": "1", "answer": "Yes, I heard about it.", "knows": True}
+    model = scripted({"town_question": said})
     result = evaluate_town(
         run,
         town,
@@ -202,7 +203,7 @@ def test_network_density_by_interview_counts_only_what_memory_backs(
         word_embedder,
         {"Cy Cole": [(Kind.CHAT, "Cy Cole talked with Dora Diaz about her choir")]},
     )
-    model = scripted({"town_question": {"answer": "Yes.", "knows": True}})
+    model = scripted({"town_question": {"memory": "1", "answer": "Yes.", "knows": True}})
     result = evaluate_town(
         run, town, model, agents=run.agents, facts=[], embedder=word_embedder,
         out=out_dir(tmp_path),

@@ -33,7 +33,8 @@ def knows_by_memory(request):
     words = [w for w in ("valentine", "maria", "klaus", "isabella") if w in asked]
     memories = " ".join(request.variables["memories"]).lower()
     knows = bool(words) and all(w in memories for w in words)
-    return {"answer": "Yes, I know." if knows else "I don't know.", "knows": knows}
+    said = "Yes, I know." if knows else "I don't know."
+    return {"memory": "1" if knows else "0", "answer": said, "knows": knows}
 
 
 def filled(script):
@@ -104,7 +105,8 @@ def test_an_answer_naming_the_party_s_place_says_it_knows(tmp_path, run_dir, wor
             return knows_by_memory(request)
         said = "a Valentine's Day party at Hobbs Cafe. I don't know a Valentine's Day party."
         memories = " ".join(request.variables["memories"])
-        return {"answer": said if "Hobbs" in memories else "I don't know.", "knows": False}
+        said = said if "Hobbs" in memories else "I don't know."
+        return {"memory": "0", "answer": said, "knows": False}
 
     copy = tmp_path / "run"
     shutil.copytree(run_dir, copy)
