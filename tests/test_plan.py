@@ -347,6 +347,29 @@ def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
     assert plan.outline[1] == "11:30 resting 1"
 
 
+def test_the_morning_is_planned_first_and_the_evening_after_it():
+    """In one list the 1.5B began Isabella's Monday at her party's hour (party seed 3): the
+    morning's items are a list of their own, at the half hours before midday, or four hours
+    after a late waking."""
+
+    def times(answer, item):
+        return answer.model_json_schema()["$defs"][item]["properties"]["time"]["enum"]
+
+    early = planning.day_plan_for(usual_wake="06:00", usual_sleep="23:00", name="Ada")
+    assert times(early, "MorningItem")[-1] == "11:30" and times(early, "LaterItem")[0] == "12:00"
+    late = planning.day_plan_for(usual_wake="10:00", usual_sleep="02:00", name="Ada")
+    # four hours after the earliest wake-up offered, 09:30
+    assert times(late, "MorningItem")[-1] == "13:00" and times(late, "LaterItem")[0] == "13:30"
+    answer = early.model_validate(
+        {
+            "wake_up": "06:00",
+            "morning": [{"activity": "working at the cafe", "time": "08:00"}],
+            "rest_of_day": [{"activity": f"reading {n}", "time": "13:00"} for n in range(3)],
+        }
+    )
+    assert [i.activity for i in answer.plan][:2] == ["working at the cafe", "reading 0"]
+
+
 def test_the_day_opens_with_the_morning_routine_at_the_wake_up():
     """As the original's plan did; the model's own waking up before it goes, and what it
     planned for the minute of waking waits an hour."""
