@@ -201,6 +201,13 @@ class PlanSettings(_Section):
         description="day plans asked for (with other seeds) until one starts within "
         "plan_start_hours of waking and has plan_min_activities different activities",
     )
+    schedule_attempts: int = Field(
+        2,
+        ge=1,
+        le=5,
+        description="hourly schedules asked for (with other seeds) until one leaves no hour "
+        'written as nothing to do ("nothing", "no activity")',
+    )
     # Two: Klaus's persona names two things he does (the library in the morning, Hobbs Cafe in
     # the afternoon), and at four his plan was asked for three times a day, the 1.5B filling
     # the other slots with "no events today" or repeats. One thing all day is still asked again.

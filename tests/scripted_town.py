@@ -48,7 +48,7 @@ def enum(request: Request, field: str) -> list:
 def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     wake = enum(request, "wake_up")
-    return {
+    answer = {
         "wake_up": wake[len(wake) // 2],  # the usual time, in the middle of the options
         "morning": [
             {"time": "07:00", "activity": "having breakfast"},
@@ -63,6 +63,11 @@ def day_plan(request: Request) -> dict:
             )
         ],
     }
+    events = request.variables.get("events_today") or []
+    if events:  # every event of the day at the party's hour
+        answer["events_today"] = [{"time": "17:00", "activity": "at the party at Hobbs Cafe"}]
+        answer["events_today"] *= len(events)
+    return answer
 
 
 def schedule(request: Request) -> dict:

@@ -168,7 +168,7 @@ def test_the_day_plan_is_told_today_s_events_and_keeps_other_days_out(agent):
     """Asked to write today's events first, the 1.5B wrote "no events today" on its party's
     day; and it copied "throwing a Valentine's Day party ... on February 14" into the 13th."""
     agent.currently = "Isabella is baking. Her party is on February 14th at 5pm; until then..."
-    plans_also(agent, {"time": "17:00", "activity": "hosting her party on February 14th"})
+    plans_also(agent, {"time": "18:00", "activity": "hosting her party on February 14th"})
     before = planning.plan_day(agent, DAY)
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     asked_before, asked_on_the_day = agent.model.completer.calls("day_plan")
@@ -177,7 +177,24 @@ def test_the_day_plan_is_told_today_s_events_and_keeps_other_days_out(agent):
         "Today's events: Her party is on February 14th (today) at 17:00." in asked_on_the_day.user
     )
     assert not [item for item in before.outline if "party" in item]
-    assert "17:00 hosting her party on February 14th" in on_the_day.outline
+    assert "18:00 hosting her party on February 14th" in on_the_day.outline
+
+
+def test_each_of_today_s_events_has_an_item_of_its_own(agent):
+    """Party run of seed 3e: in one list of five, Isabella's plan for the 14th was all the
+    party's preparations and no party. Each of today's events is an item the answer must
+    write, at a half hour of its choosing; another item at that time goes."""
+    agent.currently = "Isabella is baking. Her party is on February 14th at 5pm; until then..."
+    plans_also(agent, {"time": "17:00", "activity": "checking the decorations"})
+    before = planning.plan_day(agent, DAY)
+    on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
+    asked_before, asked_on_the_day = agent.model.completer.calls("day_plan")
+    assert "events_today" not in asked_before.schema["properties"]
+    events = asked_on_the_day.schema["properties"]["events_today"]
+    assert events["minItems"] == events["maxItems"] == 1
+    assert "17:00 at the party at Hobbs Cafe" in on_the_day.outline
+    assert not [i for i in on_the_day.outline if "decorations" in i]
+    assert "17:00 checking the decorations" in before.outline
 
 
 def test_a_talk_s_planning_note_brings_its_event_to_that_day_s_plan(agent):
@@ -298,6 +315,32 @@ def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
     assert plan.outline[1].startswith("07:00") and "party" not in " ".join(plan.outline)
 
 
+def test_an_hour_written_as_nothing_is_asked_again_then_begins_the_next_early(agent):
+    """Party run of seed 3e: "Isabella Rodriguez is nothing" from 07:00 to 08:00, an hour her
+    plan left open; Maria's "no activity" at 08:00."""
+    script = agent.model.completer.scripts["hourly_schedule"]
+    empty = {"07:00": "nothing", "22:00": "no activity"}
+
+    def with_empty_hours(request):
+        return {**script(request), **empty}
+
+    agent.model.completer.scripts["hourly_schedule"] = with_empty_hours
+    plan = planning.plan_day(agent, DAY)
+    first, second = agent.model.completer.calls("hourly_schedule")
+    assert first.seed != second.seed
+
+    def at(hhmm):
+        return plan.block_at(datetime.combine(DAY, time.fromisoformat(hhmm))).activity
+
+    assert (
+        at("07:30")
+        == at("08:30")
+        == at("21:30")
+        == at("22:30")
+        == "working at the counter of Hobbs Cafe"
+    )
+
+
 def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
     """In the eval the 1.5B wrote "working at Hobbs Cafe" at seven times of the day."""
     script = agent.model.completer.scripts["day_plan"]
@@ -355,9 +398,13 @@ def test_the_morning_is_planned_first_and_the_evening_after_it():
     def times(answer, item):
         return answer.model_json_schema()["$defs"][item]["properties"]["time"]["enum"]
 
-    early = planning.day_plan_for(usual_wake="06:00", usual_sleep="23:00", name="Ada")
+    early = planning.day_plan_for(
+        usual_wake="06:00", usual_sleep="23:00", name="Ada", events_today=[]
+    )
     assert times(early, "MorningItem")[-1] == "11:30" and times(early, "LaterItem")[0] == "12:00"
-    late = planning.day_plan_for(usual_wake="10:00", usual_sleep="02:00", name="Ada")
+    late = planning.day_plan_for(
+        usual_wake="10:00", usual_sleep="02:00", name="Ada", events_today=[]
+    )
     # four hours after the earliest wake-up offered, 09:30
     assert times(late, "MorningItem")[-1] == "13:00" and times(late, "LaterItem")[0] == "13:30"
     answer = early.model_validate(

@@ -42,13 +42,18 @@ def is_sleeping(activity: str) -> bool:
 
 
 class _DayPlanned(Answer):
-    """The fields of day_plan.prompt.toml, with the morning's items and the rest of the day's
-    in one plan."""
+    """The fields of day_plan.prompt.toml, with today's events, the morning's items and the
+    rest of the day's in one plan."""
 
     @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
     @property
     def plan(self) -> list[Any]:
-        return [*self.morning, *self.rest_of_day]
+        return [*self.events, *self.morning, *self.rest_of_day]
+
+    @property
+    def events(self) -> list[Any]:
+        """The items of today's events (the field exists only on a day with events)."""
+        return getattr(self, "events_today", [])
 
 
 def day_plan_for(**variables: Any) -> type[Answer]:
@@ -65,9 +70,9 @@ def day_plan_for(**variables: Any) -> type[Answer]:
     midday = max("12:00", f"{woke + timedelta(hours=4):%H:%M}")
     morning = [t for t in times if t < midday] or times[:1]
     later = [t for t in times if t >= midday] or times[-1:]
+    offered = {"morning_times": morning, "later_times": later, "event_times": times}
     return DAY_PLAN.answer_model(
-        {**variables, "wake_options": wake_options, "morning_times": morning, "later_times": later},
-        base=_DayPlanned,
+        {**variables, "wake_options": wake_options, **offered}, base=_DayPlanned
     )
 
 
@@ -245,8 +250,12 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     if bedtime <= wake:  # a bedtime after midnight
         bedtime = datetime.combine(today, time(23, 59))
     hours = [f"{h:02d}:00" for h in range(wake.hour, bedtime.hour + (bedtime.minute > 0))]
-    schedule = agent.ask(
+    schedule = ask_until(
+        agent,
         SCHEDULE,
+        lambda answer: _filled(answer, hours),
+        settings.schedule_attempts,
+        rank=lambda answer: -len(_empty_hours(answer, hours)),
         today=gametime.day(midnight),
         wake=f"{wake:%H:%M}",
         bedtime=f"{bedtime:%H:%M}",
@@ -255,8 +264,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         routine=True,
         habits=life.notes,
     )
-    by_hour = schedule.model_dump(by_alias=True)
-    activities = [by_hour[hour] for hour in hours]
+    activities = _with_empty_hours_filled(schedule, hours)
     day = DayPlan(today, wake, bedtime, items, _blocks(midnight, wake, bedtime, activities))
     outline = "; ".join(items)
     agent.remember(
@@ -277,13 +285,51 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     return day
 
 
-EMPTY_ITEM = rule("plan.empty_item", '"none" as an item')
+EMPTY_ITEM = rule("plan.empty_item", 'an item of nothing to do ("none")')
 OTHER_DAY = rule("plan.other_day", "an item that names another date (an event copied into today)")
 MEAL_OFF_HOUR = rule("plan.meal_off_hour", "a meal planned at another meal's hour")
+EVENT_HOUR = rule("plan.event_hour", "another item at the time of one of today's events")
 REPEATED_ITEM = rule("plan.repeated_item", "an item that repeats the one before it")
 BEFORE_WAKE = rule("plan.before_wake", "an item before the wake-up (the model's own waking up)")
 AT_WAKE = rule("plan.at_wake", "an item at the minute of waking, moved an hour on")
 UNUSABLE = rule("plan.unusable", "a plan that starts late or repeats itself (asked again)")
+EMPTY_HOUR = rule("plan.empty_hour", 'an hour written as nothing to do ("nothing")')
+
+
+def _is_nothing(activity: str) -> bool:
+    # What a small model writes for an hour the plan leaves open: "Isabella Rodriguez is
+    # nothing" from 07:00 to 08:00 (party run of seed 3e), Maria's "no activity" at 08:00.
+    return activity.strip().lower().split(" ", 1)[0] in ("", "nothing", "none", "no")
+
+
+def _empty_hours(schedule: Answer, hours: list[str]) -> list[str]:
+    by_hour = schedule.model_dump(by_alias=True)
+    return [hour for hour in hours if _is_nothing(by_hour[hour])]
+
+
+def _filled(schedule: Answer, hours: list[str]) -> bool:
+    """Whether every hour of the schedule has something to do; run while the answer is
+    parsed (see ask_until), so each empty hour is logged with the call that wrote it."""
+    by_hour = schedule.model_dump(by_alias=True)
+    empty = _empty_hours(schedule, hours)
+    for hour in empty:
+        reject(EMPTY_HOUR, f"{hour} {by_hour[hour]}")
+    return not empty
+
+
+def _with_empty_hours_filled(schedule: Answer, hours: list[str]) -> list[str]:
+    """The schedule's activities, hour by hour; an hour still empty after every attempt (its
+    call logged it) takes the next hour's activity, begun early, and at the day's end the
+    one before it goes on."""
+    by_hour = schedule.model_dump(by_alias=True)
+    activities = [by_hour[hour] for hour in hours]
+    for n in reversed(range(len(activities) - 1)):
+        if _is_nothing(activities[n]) and not _is_nothing(activities[n + 1]):
+            activities[n] = activities[n + 1]
+    for n in range(1, len(activities)):
+        if _is_nothing(activities[n]) and not _is_nothing(activities[n - 1]):
+            activities[n] = activities[n - 1]
+    return activities
 
 
 def _judged(plan: Answer, today: str, settings: PlanSettings) -> bool:
@@ -299,13 +345,19 @@ def _judged(plan: Answer, today: str, settings: PlanSettings) -> bool:
 
 def _outline(plan: Answer, today: str, meal_hours: dict[str, tuple[str, str]]) -> list[PlanItem]:
     """The plan's items as "HH:MM activity" lines in time order, less any item for another
-    date, any meal planned at another meal's hour and any item that repeats the one before it
-    (in each case the item before it goes on)."""
+    date, any meal planned at another meal's hour, any other item at the time of one of
+    today's events and any item that repeats the one before it (in each case the item before
+    it goes on)."""
     dropped = {}
+    events = len(plan.events)  # the plan's first items
+    event_times = {i.time for i in plan.events if not _is_nothing(i.activity)}
     for n, i in enumerate(plan.plan):
         # "none" is how a small model fills a slot it has nothing for.
-        if i.activity.strip().lower() in ("", "none"):
+        if _is_nothing(i.activity):
             dropped[n] = EMPTY_ITEM
+        elif n >= events and i.time in event_times:
+            # The day's lists write the event again, or its preparations at its hour.
+            dropped[n] = EVENT_HOUR
         elif gametime.days_from_today(i.activity, today) - {0}:
             # The 1.5B copies a dated event from the prompt into today: "17:00 throwing a
             # Valentine's Day party at Hobbs Cafe on February 14" on the 13th.
