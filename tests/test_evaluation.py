@@ -19,7 +19,13 @@ from simulacra.evaluation.facts import Fact, parse_fact, seeded_facts
 from simulacra.evaluation.interview import interview_agents
 from simulacra.evaluation.judge import judge_answers, ranking_schema, rankings
 from simulacra.evaluation.questions import Category, agent_variables, write_interview
-from simulacra.evaluation.records import INTERVIEW_FILE, InterviewRecord, read_records
+from simulacra.evaluation.records import (
+    INTERVIEW_FILE,
+    TOWN_FILE,
+    InterviewRecord,
+    TownRecord,
+    read_records,
+)
 from simulacra.evaluation.results import interview_table, summarise_interviews, town_table
 from simulacra.evaluation.runview import Interviewee, Interviewees, RunView, Stay, inside
 from simulacra.evaluation.town import coordinate, evaluate_town
@@ -191,6 +197,9 @@ def test_a_fact_told_to_exactly_two_of_four_agents_is_known_by_half(
     # The bake sale was asked about with the agents' own memories in the prompt.
     asked = model.completer.calls("town_question")
     assert any(TOLD in r.user for r in asked)
+    # Each record keeps the memory its answer named first, for a reader of town.jsonl.
+    on_file = read_records(tmp_path / "eval" / TOWN_FILE, TownRecord)
+    assert {r.memory for r in on_file if r.agent == "Ada Byron"} == {TOLD}
     town.close()
 
 

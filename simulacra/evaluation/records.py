@@ -80,6 +80,7 @@ class TownRecord(EvalRecord):
     about: str  # a fact's name, or the person asked about
     question: str
     answer: str
+    memory: str = ""  # the memory the answer named first as telling of its subject, if any
     claims: bool  # the agent says it knows
     supported: bool  # its memory holds it
     verdict: Verdict

@@ -154,6 +154,7 @@ def evaluate_town(
             about=about,
             question=question,
             answer=answer.answer,
+            memory=_named(answer.memory, hits),
             claims=claims,
             supported=supported,
             verdict=Verdict(
@@ -301,3 +302,9 @@ def coordinate(run: RunView, fact: Fact, agents: Sequence[str], town: Interviewe
         logged=run.now > fact.start,
         paper=fact.paper,
     )
+
+
+def _named(number: str, hits: list) -> str:
+    """The memory an answer named by its number as the prompt showed it ("0": none)."""
+    n = int(number)
+    return hits[n - 1].record.description if 0 < n <= len(hits) else ""
