@@ -289,6 +289,17 @@ def test_a_line_that_calls_its_own_speaker_by_name_is_told_apart():
     assert not _addresses_self("Hello Maria, how are you?", "Klaus Mueller")
 
 
+def test_a_line_that_says_one_name_twice_is_told_apart():
+    """Party run of seed 3e: Klaus's "helping Maria and Maria Lopez" became his memo and
+    then six of his lines."""
+    from simulacra.cognition.dialogue import _one_name_twice
+
+    assert _one_name_twice("I look forward to helping Maria and Maria Lopez prepare.")
+    assert _one_name_twice("See you, Klaus Mueller and Klaus!")
+    assert not _one_name_twice("I'll bring Maria and Klaus Mueller.")
+    assert not _one_name_twice("Hello Maria! And Maria, bring a cake.")
+
+
 def test_a_line_that_asks_a_long_question_again_is_an_echo():
     """A morning run went on for three lines of "Could you please give me some tips on
     studying?" behind new greetings."""

@@ -70,6 +70,7 @@ CUT_SENTENCE = rule("line.cut_sentence", "a last sentence the bound cut short")
 QUESTION_GOES_ON = rule("line.question_goes_on", "the end of a talk on a line that asks")
 ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
 OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked again)")
+NAME_TWICE = rule("line.name_twice", 'one name said twice, "Maria and Maria Lopez" (asked again)')
 
 
 def _words_only(line: str) -> str:
@@ -176,7 +177,19 @@ def _fresh(words: str, lines: Sequence[Line], speaker: str) -> bool:
     if _addresses_self(words, speaker):
         reject(OWN_NAME, words)
         return False
+    if _one_name_twice(words):
+        reject(NAME_TWICE, words)
+        return False
     return True
+
+
+# A name joined to itself: "helping Maria and Maria Lopez" (party run of seed 3e), a slip of
+# Klaus's that his memo of the talk kept and six of his later lines said again.
+_NAME_TWICE = re.compile(r"\b([A-Z][a-z]+)(?: [A-Z][a-z]+)? and \1\b")
+
+
+def _one_name_twice(words: str) -> bool:
+    return _NAME_TWICE.search(words) is not None
 
 
 # Shorter than this, a line may well repeat a piece of another ("see you there").
