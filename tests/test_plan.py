@@ -262,6 +262,18 @@ def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
     assert planning.gametime.hhmm("I am 12, at 12am, 3 amps") == "I am 12, at 00:00, 3 amps"
 
 
+def test_an_item_of_nothing_to_do_is_left_out_and_the_one_before_goes_on(agent):
+    """Party run of seed 2 (stop 42's code): Klaus's "12:00 not doing anything specific as
+    he is writing his research" ended his afternoon at Hobbs Cafe after half an hour."""
+    plans_also(
+        agent,
+        {"time": "15:00", "activity": "not doing anything specific as she is writing"},
+        {"time": "16:00", "activity": "nothing"},
+    )
+    plan = planning.plan_day(agent, DAY)
+    assert not [i for i in plan.outline if i.time in ("15:00", "16:00")]
+
+
 def test_a_meal_planned_at_another_meal_s_hour_is_left_out(agent):
     """A morning run's plan had Klaus "having breakfast" at 15:00 and "having lunch" at 17:00."""
     plans_also(

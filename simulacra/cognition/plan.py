@@ -297,9 +297,12 @@ EMPTY_HOUR = rule("plan.empty_hour", 'an hour written as nothing to do ("nothing
 
 
 def _is_nothing(activity: str) -> bool:
-    # What a small model writes for an hour the plan leaves open: "Isabella Rodriguez is
-    # nothing" from 07:00 to 08:00 (party run of seed 3e), Maria's "no activity" at 08:00.
-    return activity.strip().lower().split(" ", 1)[0] in ("", "nothing", "none", "no")
+    # What a small model writes for a time it has nothing for: "Isabella Rodriguez is
+    # nothing" from 07:00 to 08:00 (party run of seed 3e), Maria's "no activity" at 08:00, and
+    # Klaus's "12:00 not doing anything specific as he is writing his research", which ended
+    # his afternoon of writing at Hobbs Cafe after half an hour (seed 2, stop 42's code), so
+    # he never met Isabella there.
+    return activity.strip().lower().split(" ", 1)[0] in ("", "nothing", "none", "no", "not")
 
 
 def _empty_hours(schedule: Answer, hours: list[str]) -> list[str]:
