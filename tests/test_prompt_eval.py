@@ -72,6 +72,9 @@ def test_text_checks():
     assert CHECKS["timed"](plan, ["19:00", "23:30", ["stream"]], data, {})
     assert CHECKS["timed"](plan, ["08:00", "10:00", ["stream"]], data, {}) is None
     assert CHECKS["timed"](plan, ["10:00", "12:00", ["stream"]], data, {}) is None  # in force
+    # Two items that start at one time both hold it: today's event, and its preparations.
+    party = [{"time": "17:00", "activity": "at the party"}, {"time": "17:00", "activity": "x"}]
+    assert CHECKS["timed"](party + plan, ["17:00", "18:30", ["party"]], data, {}) is None
     # A plan's items are one thing repeated when their activities are, whatever the times.
     repeated = [{"time": t, "activity": "working"} for t in ("08:00", "10:00")] + plan[:1]
     activities = _get({"plan": repeated}, "plan.*.activity")

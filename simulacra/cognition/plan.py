@@ -301,8 +301,8 @@ def _is_nothing(activity: str) -> bool:
     # nothing" from 07:00 to 08:00 (party run of seed 3e), Maria's "no activity" at 08:00, and
     # Klaus's "12:00 not doing anything specific as he is writing his research", which ended
     # his afternoon of writing at Hobbs Cafe after half an hour (seed 2, stop 42's code), so
-    # he never met Isabella there.
-    return activity.strip().lower().split(" ", 1)[0] in ("", "nothing", "none", "no", "not")
+    # he never met Isabella there; "n/a" for nine hours of an hourly schedule (the eval).
+    return activity.strip().lower().split(" ", 1)[0] in ("", "nothing", "none", "no", "not", "n/a")
 
 
 def _empty_hours(schedule: Answer, hours: list[str]) -> list[str]:

@@ -306,7 +306,8 @@ def _timed(value, arg, *_) -> Failure:
     items = sorted(value, key=lambda item: _number(item["time"]))
     starts = [_number(item["time"]) for item in items]
     for i, item in enumerate(items):
-        ends = starts[i + 1] if i + 1 < len(items) else 24 * 60
+        # Items that start at one time hold it together: none ends where another begins.
+        ends = next((s for s in starts[i + 1 :] if s > starts[i]), 24 * 60)
         in_force = starts[i] <= _number(hi) and ends > _number(lo)
         if in_force and _mentions(item, words) is None:
             return None
