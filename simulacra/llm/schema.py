@@ -114,7 +114,7 @@ def _whole_words(activity: str, max_length: int) -> str:
     "planning to have a Valentine's Day party at Hobbs CA" (the README's run), "meeting
     Maria Lopez and Isabella Rodriguez for the Valentine'" (party run of seed 3e). What
     dangles after it goes as any cut end does (see tidy.py)."""
-    tail = activity.partition(" ")[2]
+    first, _, tail = activity.partition(" ")
     if len(tail) < _tail(max_length) or " " not in tail:
         return activity
     return repair(CUT_WORD, activity, lambda a: a.rsplit(" ", 1)[0])
