@@ -12,7 +12,6 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.repairs import repair, rule
 from simulacra.llm.tidy import as_activity
 
 _SHAPE = phrases_beside(__file__, "shape")  # the words of the shape sentence
@@ -83,7 +82,7 @@ def activity_phrase(
             description=description,
             json_schema_extra={"pattern": pattern, LEAD: lead},
         ),
-        AfterValidator(lambda value: tidy(_whole_words(value.removeprefix(lead), max_length))),
+        AfterValidator(lambda value: tidy(value.removeprefix(lead))),
     ]
 
 
@@ -98,26 +97,7 @@ _ACTIVITY_CHAR = r'[^",\\\x00-\x1f\x7f]'
 
 
 def _activity_tail(max_length: int) -> str:
-    return f"[a-z]{{2,{_FIRST_WORD}}}( {_ACTIVITY_CHAR}{{1,{_tail(max_length)}}})?$"
-
-
-def _tail(max_length: int) -> int:
-    """The most characters the pattern lets follow an activity's first word."""
-    return max_length - _FIRST_WORD - 1
-
-
-CUT_WORD = rule("activity.cut_word", "a last word the grammar's bound cut short")
-
-
-def _whole_words(activity: str, max_length: int) -> str:
-    """An activity the pattern stopped at its bound loses its last word, which the bound cut:
-    "planning to have a Valentine's Day party at Hobbs CA" (the README's run), "meeting
-    Maria Lopez and Isabella Rodriguez for the Valentine'" (party run of seed 3e). What
-    dangles after it goes as any cut end does (see tidy.py)."""
-    first, _, tail = activity.partition(" ")
-    if len(tail) < _tail(max_length) or " " not in tail:
-        return activity
-    return repair(CUT_WORD, activity, lambda a: a.rsplit(" ", 1)[0])
+    return f"[a-z]{{2,{_FIRST_WORD}}}( {_ACTIVITY_CHAR}{{1,{max_length - _FIRST_WORD - 1}}})?$"
 
 
 # A lead's characters that mean more in a pattern. Not re.escape: llama.cpp's converter copies
