@@ -306,17 +306,17 @@ def _is_nothing(activity: str) -> bool:
 
 
 def _empty_hours(schedule: Answer, hours: list[str]) -> list[str]:
+    """The hours written as nothing to do, each as "HH:MM what was written"."""
     by_hour = schedule.model_dump(by_alias=True)
-    return [hour for hour in hours if _is_nothing(by_hour[hour])]
+    return [f"{hour} {by_hour[hour]}" for hour in hours if _is_nothing(by_hour[hour])]
 
 
 def _filled(schedule: Answer, hours: list[str]) -> bool:
     """Whether every hour of the schedule has something to do; run while the answer is
     parsed (see ask_until), so each empty hour is logged with the call that wrote it."""
-    by_hour = schedule.model_dump(by_alias=True)
     empty = _empty_hours(schedule, hours)
     for hour in empty:
-        reject(EMPTY_HOUR, f"{hour} {by_hour[hour]}")
+        reject(EMPTY_HOUR, hour)
     return not empty
 
 
