@@ -67,7 +67,7 @@ def test_a_family_shares_its_house_but_not_its_bedrooms(who, place, allowed):
     ],
 )
 def test_a_step_that_names_another_building_may_leave_its_block_s(activity, within, leaves):
-    from simulacra.sim.places import _names_elsewhere
+    from simulacra.sim.places import _buildings_named
 
     known = [
         "Dorm for Oak Hill College: kitchen: refrigerator",
@@ -77,4 +77,20 @@ def test_a_step_that_names_another_building_may_leave_its_block_s(activity, with
         "Hobbs Cafe: cafe: cafe counter",
         "Hobbs Cafe: kitchen: stove",
     ]
-    assert _names_elsewhere(activity, known, within) is leaves
+    assert bool(_buildings_named(activity, known, within)) is leaves
+
+
+def test_a_plan_item_names_the_longest_building_it_says():
+    from simulacra.sim.places import _buildings_named
+
+    known = [
+        "Dorm for Oak Hill College: kitchen: refrigerator",
+        "Oak Hill College: library: library tables",
+        "Hobbs Cafe: cafe: cafe counter",
+    ]
+    assert _buildings_named("studying at Hobbs Cafe", known) == {"Hobbs Cafe"}
+    assert _buildings_named("resting in the Dorm for Oak Hill College", known) == {
+        "Dorm for Oak Hill College"
+    }
+    assert _buildings_named("reading in the library", known) == {"Oak Hill College"}
+    assert _buildings_named("having lunch", known) == set()

@@ -9,6 +9,7 @@ from scripted_town import SCRIPTS
 
 from simulacra import GenerativeAgent, Persona, Settings
 from simulacra.cognition import plan as planning
+from simulacra.cognition.plan import PlanItem
 from simulacra.memory import Kind
 
 DAY = date(2023, 2, 13)
@@ -77,6 +78,22 @@ def test_blocks_cover_the_day_with_sleep_at_both_ends():
     assert blocks[2].activity == "working at the cafe" and blocks[2].end == bed
     assert blocks[-1].activity == "sleeping" and blocks[-1].start == bed
     assert minutes(blocks) == 24 * 60
+
+
+def test_a_block_keeps_the_plan_item_that_began_with_it():
+    """Only an item's first block: a lunch inside a stretch of work is no part of its place."""
+    items = [PlanItem("09:00 working at Hobbs Cafe"), PlanItem("17:30 at the party")]
+    hours = [f"{h:02d}:00" for h in range(8, 19)]
+    begun = planning._items_begun(items, hours)
+    assert begun[:2] == ["", "working at Hobbs Cafe"] and begun[9] == "at the party"
+    assert set(begun[2:9]) == {""}
+    midnight = datetime.combine(DAY, time(0))
+    acts = ["reading the news", "making coffee", "making coffee", "serving", "eating lunch"]
+    acts += ["serving"] * 4 + ["decorating for the party"] * 2
+    wake, bed = midnight + timedelta(hours=8), midnight + timedelta(hours=19)
+    blocks = planning._blocks(midnight, wake, bed, acts, begun)
+    awake = [b for b in blocks if b.activity != "sleeping"]
+    assert [b.plan_item for b in awake] == ["", "working at Hobbs Cafe", "", "", "", "at the party"]
 
 
 def test_a_day_is_planned_in_two_calls_and_remembered(agent):

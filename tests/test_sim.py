@@ -28,6 +28,7 @@ from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.interact import Interactions
 from simulacra.sim.resident import Action
 from simulacra.sim.simulation import Simulation
+from simulacra.sim.thinking import Placing
 
 ROOT = Path(__file__).resolve().parent.parent
 WORLD = ROOT / "worlds" / "smallville-3"
@@ -144,6 +145,30 @@ def test_a_block_is_placed_by_its_activity_and_its_steps_stay_in_that_building(
     sim.close()
 
 
+def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedder):
+    """The schedule writes what is done, the plan where: Maria's "studying at Hobbs Cafe" was
+    scheduled as "reading her physics textbook" and placed at the dorm's stove."""
+    reading = "reading her physics textbook"
+
+    def schedule(request):
+        if request.variables["name"] != "Maria Lopez":
+            return SCRIPTS["hourly_schedule"](request)
+        hours = list(request.schema["properties"])
+        return {h: "having breakfast" if h < "09:00" else reading for h in hours}
+
+    sim, backend = make_sim(tmp_path, word_embedder, 2.5, {"hourly_schedule": schedule})
+    sim.run()
+    maria = sim.resident("Maria Lopez")
+    block = next(b for b in maria.plan.blocks if b.activity == reading)
+    assert block.plan_item == "studying physics at Hobbs Cafe"
+    maria_acts = [r for r in backend.calls("act") if r.variables["name"] == "Maria Lopez"]
+    first = next(r for r in maria_acts if r.variables["activity"] == reading)
+    assert {p.split(":")[0] for p in enum(first, "place")} == {"Hobbs Cafe"}
+    later = [b for b in maria.plan.blocks if b.start > block.start]
+    assert all(not b.plan_item for b in later if b.activity == reading)
+    sim.close()
+
+
 def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, word_embedder):
     """A chat happens where two met: in a run, Klaus talked with Maria in the dorm on his way
     out and then read "in the library" on the dorm's sofa all morning."""
@@ -154,9 +179,10 @@ def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, wo
     now = block.start + timedelta(minutes=10)
     hall = "Dorm for Oak Hill College: common room"
     klaus.action = Action("talking", now, now, hall, "💬", partner="Maria Lopez")
-    assert sim.town.thinking.placing(klaus, now) == (None, block.activity)
+    placing = sim.town.thinking.placing(klaus, now)
+    assert placing == Placing(purpose=block.activity, plan_item=block.plan_item)
     klaus.action = Action("reading", now, now, hall, "📖")  # a step of the block: stay there
-    assert sim.town.thinking.placing(klaus, now) == ("Dorm for Oak Hill College", None)
+    assert sim.town.thinking.placing(klaus, now) == Placing(within="Dorm for Oak Hill College")
     sim.close()
 
 

@@ -134,12 +134,17 @@ class PlanStep:
 
 @dataclass
 class Block:
-    """A stretch of the schedule; ``steps`` is its decomposed part, filled just in time."""
+    """A stretch of the schedule; ``steps`` is its decomposed part, filled just in time.
+    ``plan_item`` is the day plan's item that came into force with the block, when it says
+    more than the block: the schedule writes what is done, the plan often where. Maria's
+    "18:00 studying at Hobbs Cafe" was scheduled as "reading her physics textbook" and placed
+    at the dorm's stove (party run of seed 2, stop 42's code)."""
 
     activity: str
     start: datetime
     minutes: int
     steps: list[PlanStep] = field(default_factory=list)
+    plan_item: str = ""
 
     @property
     def end(self) -> datetime:
@@ -265,7 +270,9 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         habits=life.notes,
     )
     activities = _with_empty_hours_filled(schedule, hours)
-    day = DayPlan(today, wake, bedtime, items, _blocks(midnight, wake, bedtime, activities))
+    begun = _items_begun(items[1:], hours)  # the first, the morning routine, names no place
+    blocks = _blocks(midnight, wake, bedtime, activities, begun)
+    day = DayPlan(today, wake, bedtime, items, blocks)
     outline = "; ".join(items)
     agent.remember(
         [
@@ -432,10 +439,28 @@ def _quality(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> tup
     return starts_soon, len({i.activity.lower() for i in items})
 
 
+def _items_begun(items: list[PlanItem], hours: list[str]) -> list[str]:
+    """For each hour, the plan item that comes into force in it; "" for an hour that goes on
+    with the item before (a lunch the schedule puts inside a stretch of work is not a part of
+    the work's place)."""
+    in_force = dict(gametime.in_force(items, hours))
+    begun, before = [], ""
+    for hour in hours:
+        item = in_force.get(hour, "")
+        begun.append("" if item == before else item)
+        before = item
+    return begun
+
+
 def _blocks(
-    midnight: datetime, wake: datetime, bedtime: datetime, activities: list[str]
+    midnight: datetime,
+    wake: datetime,
+    bedtime: datetime,
+    activities: list[str],
+    begun: list[str] | None = None,
 ) -> list[Block]:
-    """Sleep until waking, one block per run of equal hourly activities, sleep after bedtime."""
+    """Sleep until waking, one block per run of equal hourly activities, sleep after bedtime;
+    each block with the plan item ``begun`` in its first hour, if any."""
     blocks = [Block(SLEEPING, midnight, _minutes(wake - midnight))] if wake > midnight else []
     t = wake
     for i, activity in enumerate(activities):
@@ -445,7 +470,9 @@ def _blocks(
         if blocks and blocks[-1].activity.lower() == activity.lower() and blocks[-1].end == t:
             blocks[-1].minutes += _minutes(end - t)
         else:
-            blocks.append(Block(activity, t, _minutes(end - t)))
+            item = begun[i] if begun else ""
+            plan_item = "" if item.lower() == activity.lower() else item
+            blocks.append(Block(activity, t, _minutes(end - t), plan_item=plan_item))
         t = end
     day_end = midnight + timedelta(days=1)
     if t < day_end:

@@ -59,14 +59,22 @@ class PlaceChooser:
         return not dwellers or name in dwellers
 
     def candidates(
-        self, r: Resident, activity: str, tile: Tile, within: str | None = None
+        self, r: Resident, activity: str, tile: Tile, within: str | None = None, plan_item: str = ""
     ) -> Candidates:
         """The places offered for ``activity``; only those in the sector ``within`` when it
-        has any the agent may use, unless ``activity`` names a place elsewhere."""
+        has any the agent may use, unless ``activity`` names a place elsewhere. Without
+        ``within``, the one building ``plan_item`` names, if it does: the hourly schedule
+        writes what is done, the day plan often where, and asked to choose with both in the
+        prompt, the 1.5B put "reading her physics textbook" for "studying at Hobbs Cafe" in
+        the library where Maria was, 3 times of 3 (stop 44). The best place of a building that
+        ``activity`` names, and the best at work and at home, are always among them."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
-        if within and not _names_elsewhere(activity, known, within):
+        planned = _buildings_named(plan_item, known) if plan_item else set()
+        if not within and len(planned) == 1:
+            within = planned.pop()
+        if within and not _buildings_named(activity, known, within):
             known = [p for p in known if split_address(p)[0] == within] or known
         here = self.world.place_at(tile)
         if not known:
@@ -88,13 +96,15 @@ class PlaceChooser:
             return s
 
         ranked = sorted(known, key=lambda p: (-score(p), p))
-        chosen = ranked[: self.settings.place_choices]
-        # The best place at work and at home are always among the options: a cafe owner's
-        # "working at the counter" must be placeable at the cafe even if a pub scores higher.
-        for sector in (work, home):
-            best = next((p for p in ranked if sector and p.startswith(sector)), None)
-            if best is not None and best not in chosen:
-                chosen[-1:] = [best]
+        # A cafe owner's "working at the counter" must be placeable at the cafe even if a pub
+        # scores higher, and "having a coffee at Hobbs Cafe" at the cafe.
+        named = _buildings_named(activity, known)
+        must: list[str] = []
+        for sector in (*sorted(named), work, home):
+            best = next((p for p in ranked if sector and split_address(p)[0] == sector), None)
+            if best is not None and best not in must:
+                must.append(best)
+        chosen = (must + [p for p in ranked if p not in must])[: self.settings.place_choices]
         notes = {}
         for place in chosen:
             sector = split_address(place)[0]
@@ -107,31 +117,33 @@ class PlaceChooser:
         return Candidates(sorted(chosen), notes)
 
 
-def _names_elsewhere(activity: str, known: list[str], within: str) -> bool:
-    """Whether ``activity`` names a building other than ``within``, or a room only one other
-    building has: a party run had Klaus "walking to the library" at the dorm's kitchen table
-    and "sitting at Hobbs Cafe and drinking coffee" among the library's bookshelves, his
-    block's building. A room many buildings have ("kitchen") names none of them."""
-    text = activity.lower()
-    sectors: dict[str, set[str]] = {}
+def _buildings_named(text: str, known: list[str], within: str | None = None) -> set[str]:
+    """The buildings other than ``within`` that ``text`` names, by name or by a room only
+    that building has: a party run had Klaus "walking to the library" at the dorm's kitchen
+    table and "sitting at Hobbs Cafe and drinking coffee" among the library's bookshelves,
+    his block's building. A room many buildings have ("kitchen") names none of them."""
+    text = text.lower()
+    sectors: dict[str, str] = {}  # lower-case name -> name
+    arenas: dict[str, set[str]] = {}  # lower-case room -> the buildings that have one
     for place in known:
         sector, *rest = split_address(place)
-        sectors.setdefault(sector.lower(), set())
+        sectors[sector.lower()] = sector
         if rest:
-            sectors[sector.lower()].add(rest[0].lower())
-    rooms: dict[str, set[str]] = {}
-    for sector, arenas in sectors.items():
-        for arena in arenas:
-            rooms.setdefault(arena, set()).add(sector)
-    here = within.lower()
-    text = text.replace(here, " ")  # "the Dorm for Oak Hill College" names no college
-    named = {s for s in sectors if s != here and _said(s, text)}
+            arenas.setdefault(rest[0].lower(), set()).add(sector)
+    here = (within or "").lower()
+    named = set()
+    # Longest first, each said taken out: "the Dorm for Oak Hill College" names no college.
+    for low in sorted(sectors, key=len, reverse=True):
+        if _said(low, text):
+            text = text.replace(low, " ")
+            if low != here:
+                named.add(sectors[low])
     named |= {
         next(iter(owners))
-        for room, owners in rooms.items()
-        if len(owners) == 1 and here not in owners and _said(room, text)
+        for room, owners in arenas.items()
+        if len(owners) == 1 and next(iter(owners)).lower() != here and _said(room, text)
     }
-    return bool(named)
+    return named
 
 
 def _said(name: str, text: str) -> bool:

@@ -36,10 +36,12 @@ class Sandbox:
         end: datetime,
         within: str | None = None,
         purpose: str | None = None,
+        plan_item: str = "",
     ) -> None:
-        """Begin ``activity``: place it (as a part of ``purpose``, its block, if given;
-        in the building ``within``, if given and it has a place the agent may use), show it,
-        and set off there."""
+        """Begin ``activity``: place it (as a part of ``purpose``, its block, if given; in
+        the building ``within``, or else the one ``plan_item`` names (the day plan's item the
+        block came from), if given and it has a place the agent may use), show it, and set
+        off there."""
         self.stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if is_sleeping(activity):
@@ -55,7 +57,8 @@ class Sandbox:
             )
         else:
             query = purpose or activity
-            options = self.places.candidates(r, query, self.state.tile_of(r.name), within)
+            tile = self.state.tile_of(r.name)
+            options = self.places.candidates(r, query, tile, within, plan_item)
             placed = place_action(
                 r.agent,
                 now=gametime.describe(now),

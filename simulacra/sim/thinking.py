@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
+from typing import NamedTuple
 
 from simulacra.cognition import plan as planning
 from simulacra.cognition.decide import Decision, OptionKind, decide
@@ -29,6 +30,14 @@ class Thoughts:
     plans: dict[str, planning.DayPlan] = field(default_factory=dict)  # day plans made
     talks: dict[str, Decision] = field(default_factory=dict)  # who decided to talk, to whom
     reacting: set[str] = field(default_factory=set)  # who reacted: their next action is now
+
+
+class Placing(NamedTuple):
+    """What a step is placed with besides its own words (see Thinking.placing)."""
+
+    within: str | None = None  # the building it stays in
+    purpose: str | None = None  # the block it is the first step of
+    plan_item: str = ""  # the day plan's item that block came from
 
 
 class Thinking:
@@ -131,21 +140,18 @@ class Thinking:
         activity, _, end = planning.current_step(
             r.agent, r.plan, now, self.settings.plan.decompose_minutes
         )
-        within, purpose = (None, None) if reacting else self.placing(r, now)
+        placing = Placing() if reacting else self.placing(r, now)
         self.sandbox.start(
-            r,
-            activity,
-            now,
-            max(end, now + timedelta(seconds=self.step_seconds)),
-            within=within,
-            purpose=purpose,
+            r, activity, now, max(end, now + timedelta(seconds=self.step_seconds)), *placing
         )
 
-    def placing(self, r: Resident, now: datetime) -> tuple[str | None, str | None]:
-        """The building the next step stays in and the activity it is placed for.
+    def placing(self, r: Resident, now: datetime) -> Placing:
+        """The building the next step stays in, or the block it is placed as a part of.
 
-        A block's first step is placed as a part of the block's activity: "in a seat",
-        placed alone, put Maria's physics class on the dorm's sofa. Its later steps stay in
+        A block's first step is placed as a part of the block's activity and the plan item
+        it came from: "in a seat", placed alone, put Maria's physics class on the dorm's sofa,
+        and "reading her physics textbook", placed without her plan's "studying at Hobbs
+        Cafe", at the dorm's stove. Its later steps stay in
         the building where the last one happened: Maria's morning routine had her read the
         news in the college library and listen to music at the cafe, five minutes apart. A
         conversation is not a step: it happens where two met, and after one in the dorm on
@@ -153,12 +159,12 @@ class Thinking:
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
         if block is None:
-            return None, None
+            return Placing()
         if last is None or last.start < block.start or last.asleep or last.partner:
-            return None, block.activity
+            return Placing(purpose=block.activity, plan_item=block.plan_item)
         if not self.settings.plan.stay_in_building:
-            return None, None
-        return split_address(last.address)[0], None
+            return Placing()
+        return Placing(within=split_address(last.address)[0])
 
 
 def observation(event: Event) -> NewMemory:
