@@ -74,16 +74,22 @@ def activity_phrase(
         ]
     # The lead is in the grammar's pattern only: a scripted answer without it is valid too.
     pattern = "^" + _REGEX_SPECIAL.sub(_literal, lead) + _activity_tail(max_length)
+    rest = _rest_length(max_length)
     return Annotated[
         str,
         Field(
             min_length=3,
-            max_length=len(lead) + max_length,
+            max_length=len(lead) + _FIRST_WORD + 1 + rest,
             description=description,
-            json_schema_extra={"pattern": pattern, LEAD: lead},
+            json_schema_extra={"pattern": pattern, LEAD: lead, STATED: max_length},
         ),
-        AfterValidator(lambda value: tidy(value.removeprefix(lead))),
+        AfterValidator(lambda value: _after_lead(value.removeprefix(lead), rest)),
     ]
+
+
+def _after_lead(phrase: str, rest: int) -> str:
+    """The phrase tidied, knowing where the grammar's bound fell for its first word."""
+    return as_activity(phrase, bound=len(phrase.split(" ", 1)[0]) + 1 + rest)
 
 
 # What follows an activity's lead: a first word of lowercase letters, so "Isabella Rodriguez is"
@@ -96,8 +102,19 @@ _FIRST_WORD = 16
 _ACTIVITY_CHAR = r'[^",\\\x00-\x1f\x7f]'
 
 
+def _rest_length(max_length: int) -> int:
+    """How long the words after the first may be. A regular bound cannot count the first
+    word's letters, so the rest is bounded alone: as ``max_length`` less the longest first
+    word, a phrase after "getting" was cut at 51 characters ("getting ready for the
+    Valentine's Day event with Kl"), one in 20 of a party run's activities. As
+    ``max_length`` less the shortest, the whole is at most ``max_length`` after a
+    two-letter word and 14 more after a sixteen-letter one."""
+    return max_length - 3
+
+
 def _activity_tail(max_length: int) -> str:
-    return f"[a-z]{{2,{_FIRST_WORD}}}( {_ACTIVITY_CHAR}{{1,{max_length - _FIRST_WORD - 1}}})?$"
+    rest = _rest_length(max_length)
+    return f"[a-z]{{2,{_FIRST_WORD}}}( {_ACTIVITY_CHAR}{{1,{rest}}})?$"
 
 
 # A lead's characters that mean more in a pattern. Not re.escape: llama.cpp's converter copies
@@ -111,6 +128,9 @@ def _literal(special: re.Match[str]) -> str:
 
 
 LEAD = "x-lead"  # the schema's key for an activity's lead, read by the shape sentence
+# The length the shape sentence asks for, where the grammar allows more so that a phrase a
+# little longer ends in its own words (see _rest_length).
+STATED = "x-stated-length"
 
 
 def one_of(options: Sequence[Any]) -> Any:
@@ -256,7 +276,8 @@ def _shape(
     if kind == "string":
         what = description or _SHAPE.raw("text")
         lead = node.get(LEAD, "")
-        bounds[name] = max(bounds.get(name, 0), node["maxLength"] - len(lead))
+        stated = node.get(STATED, node["maxLength"] - len(lead))
+        bounds[name] = max(bounds.get(name, 0), stated)
         return _SHAPE.raw("led", lead=lead, what=what) if lead else _SHAPE.raw("string", what=what)
     if kind == "boolean":
         return _SHAPE.raw("boolean", label=label)
