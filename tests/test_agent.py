@@ -300,6 +300,22 @@ def test_a_line_that_says_one_name_twice_is_told_apart():
     assert not _one_name_twice("Hello Maria! And Maria, bring a cake.")
 
 
+def test_a_line_that_speaks_of_its_listener_is_told_apart():
+    """Party run of seed 2: Maria told Klaus "I'd love to have a Valentine's Day event with
+    Klaus Mueller", her plan's words, in four lines over two days."""
+    from simulacra.cognition.dialogue import _speaks_of
+
+    klaus = "Klaus Mueller"
+    assert _speaks_of("I'd love to have a Valentine's Day event with Klaus Mueller.", klaus)
+    assert _speaks_of("I'm excited about the event with Klaus tomorrow at 8 pm.", klaus)
+    assert _speaks_of("Klaus's paper sounds great.", klaus)
+    assert _speaks_of("I hope Klaus is coming.", klaus)
+    assert not _speaks_of("Klaus, are you coming to the party?", klaus)
+    assert not _speaks_of("Thanks, Klaus. See you there!", klaus)
+    assert not _speaks_of("Would you like to come with me, Klaus?", klaus)
+    assert not _speaks_of("Nice to meet you, Klaus Mueller!", klaus)
+
+
 def test_a_line_that_asks_a_long_question_again_is_an_echo():
     """A morning run went on for three lines of "Could you please give me some tips on
     studying?" behind new greetings."""

@@ -71,6 +71,9 @@ QUESTION_GOES_ON = rule("line.question_goes_on", "the end of a talk on a line th
 ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
 OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked again)")
 NAME_TWICE = rule("line.name_twice", 'one name said twice, "Maria and Maria Lopez" (asked again)')
+PARTNER_SPOKEN_OF = rule(
+    "line.partner_spoken_of", 'the partner spoken of to their face, "with Klaus" (asked again)'
+)
 
 
 def _words_only(line: str) -> str:
@@ -134,7 +137,7 @@ def next_line(
     return ask_until(
         agent,
         RESPOND,
-        lambda answer: _fresh(answer.says, lines, agent.name),
+        lambda answer: _fresh(answer.says, lines, agent.name, partner),
         agent.settings.conversation.line_attempts,
         avoid=[line.text for line in lines],
         partner=partner,
@@ -169,8 +172,9 @@ def converse(
     return lines
 
 
-def _fresh(words: str, lines: Sequence[Line], speaker: str) -> bool:
-    """A line worth saying: not one said before, and not to the speaker themselves."""
+def _fresh(words: str, lines: Sequence[Line], speaker: str, partner: str = "") -> bool:
+    """A line worth saying: not one said before, not to the speaker themselves, and to the
+    partner as "you"."""
     if _said_before(words, lines):
         reject(ECHO, words)
         return False
@@ -180,7 +184,25 @@ def _fresh(words: str, lines: Sequence[Line], speaker: str) -> bool:
     if _one_name_twice(words):
         reject(NAME_TWICE, words)
         return False
+    if partner and _speaks_of(words, partner):
+        reject(PARTNER_SPOKEN_OF, words)
+        return False
     return True
+
+
+def _speaks_of(words: str, partner: str) -> bool:
+    """The partner named as a third person while spoken to: Maria told Klaus "I'd love to
+    have a Valentine's Day event with Klaus Mueller", her plan's words (party run of seed 2,
+    four of her lines in two days). The name after a word that makes it an object ("with",
+    "for", "about", "to", "and"), or before "'s" or a verb in the third person ("Klaus is");
+    "Klaus, are you..." and "Thanks, Klaus" speak to him."""
+    first = re.escape(partner.split()[0])
+    name = rf"(?:{re.escape(partner)}|{first})"
+    before = r"\b(?:with|for|about|to|and|invite|ask|tell|meet)\s+"
+    after = r"(?:'s\b|\s+(?:is|was|has|will|said|says|told)\b)"
+    object_of = re.search(rf"{before}{name}\b", words, flags=re.IGNORECASE)
+    subject = re.search(rf"\b{name}{after}", words)
+    return bool(object_of or subject)
 
 
 # A name joined to itself: "helping Maria and Maria Lopez" (party run of seed 3e), a slip of
