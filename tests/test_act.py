@@ -12,7 +12,7 @@ from simulacra.cognition.act import PLACED_KEPT, place_action
 PLACES = ["Hobbs Cafe: cafe: cafe counter", "Hobbs Cafe: cafe: cafe tables"]
 
 
-def test_an_activity_placed_before_at_the_same_place_asks_no_event(
+def test_an_activity_placed_before_goes_there_again_without_a_call(
     tmp_path, scripted, word_embedder
 ):
     """A party run's residents placed 35 of 199 actions where they had placed them before."""
@@ -28,14 +28,15 @@ def test_an_activity_placed_before_at_the_same_place_asks_no_event(
     )
     known = {}
 
-    def place(activity: str):
+    def place(activity: str, purpose: str = "working at the cafe", places=PLACES):
         return place_action(
             agent,
             now="Monday February 13, 2023, 08:00",
             here="Hobbs Cafe: cafe",
             activity=activity,
+            purpose=purpose,
             minutes=15,
-            places=PLACES,
+            places=places,
             notes={},
             known=known,
         )
@@ -44,8 +45,17 @@ def test_an_activity_placed_before_at_the_same_place_asks_no_event(
     again = place("Serving coffee at the counter")
     place("wiping the tables")
     assert again == first
-    assert len(model.completer.calls("act")) == 3  # the place is chosen each time
+    assert len(model.completer.calls("act")) == 2  # the habit: no call the second time
     assert len(model.completer.calls("event")) == 2
+    # As a part of another block, or where that place is not among the options: asked.
+    other = place("serving coffee at the counter", "helping at a friend's party")
+    assert other.place == first.place and other.purpose == "helping at a friend's party"
+    assert len(model.completer.calls("act")) == 3 and len(model.completer.calls("event")) == 2
+    place(
+        "serving coffee at the counter",
+        places=["Hobbs Cafe: kitchen: stove", "Hobbs Cafe: kitchen: sink"],
+    )
+    assert len(model.completer.calls("act")) == 4
     for n in range(PLACED_KEPT + 5):
         place(f"serving coffee number {n}")
     assert len(known) == PLACED_KEPT
