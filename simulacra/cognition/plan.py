@@ -232,6 +232,9 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     newest_first = sorted(notes, key=lambda n: n.created, reverse=True)
     sources = [agent.currently or "", *resolutions, *(n.description for n in newest_first)]
     events = list(dict.fromkeys(gametime.parts_of_today(sources, day_name)))
+    # Said to a resident with nothing dated ahead, "an event on another date does not happen
+    # today" became "preparing for a new event on another date" (the 25-resident hour).
+    later = any(d > 0 for s in sources for d in gametime.days_from_today(s, day_name, by_name=True))
     plan = ask_until(
         agent,
         DAY_PLAN,
@@ -240,6 +243,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         rank=lambda answer: _ranked(answer, day_name, settings),
         today=day_name,
         events_today=events[: settings.events_max],
+        events_later=later,
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
         usual_sleep=f"{life.sleep:%H:%M}",
