@@ -166,6 +166,11 @@ def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedd
     assert {p.split(":")[0] for p in enum(first, "place")} == {"Hobbs Cafe"}
     later = [b for b in maria.plan.blocks if b.start > block.start]
     assert all(not b.plan_item for b in later if b.activity == reading)
+    # A block that names its building itself is placed there (seed 2g: "writing at Hobbs
+    # Cafe" went on in the college's lounge after a talk at the cafe).
+    counter = "working at the counter of Hobbs Cafe"
+    isabella = [r for r in backend.calls("act") if r.variables["activity"] == counter]
+    assert isabella and {p.split(":")[0] for p in enum(isabella[0], "place")} == {"Hobbs Cafe"}
     sim.close()
 
 

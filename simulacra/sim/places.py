@@ -63,17 +63,19 @@ class PlaceChooser:
     ) -> Candidates:
         """The places offered for ``activity``; only those in the sector ``within`` when it
         has any the agent may use, unless ``activity`` names a place elsewhere. Without
-        ``within``, the one building ``plan_item`` names, if it does: the hourly schedule
-        writes what is done, the day plan often where, and asked to choose with both in the
-        prompt, the 1.5B put "reading her physics textbook" for "studying at Hobbs Cafe" in
-        the library where Maria was, 3 times of 3 (stop 44). The best place of a building that
-        ``activity`` names, and the best at work and at home, are always among them."""
+        ``within``, those of the one building ``activity`` names, or else ``plan_item``: a
+        party run (seed 2g) placed "reading a book on writing", as a part of "writing at Hobbs
+        Cafe", in the college's lounge, and its later steps stayed there all day. The hourly
+        schedule writes what is done, the day plan often where: asked to choose with both in
+        the prompt, the 1.5B put "reading her physics textbook" for "studying at Hobbs Cafe"
+        in the library where Maria was, 3 times of 3 (stop 44). The best place of a building
+        that ``activity`` names, and the best at work and at home, are always among them."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
-        planned = _buildings_named(plan_item, known) if plan_item else set()
-        if not within and len(planned) == 1:
-            within = planned.pop()
+        if not within:
+            named = _buildings_named(activity, known) or _buildings_named(plan_item, known)
+            within = named.pop() if len(named) == 1 else None
         if within and not _buildings_named(activity, known, within):
             known = [p for p in known if split_address(p)[0] == within] or known
         here = self.world.place_at(tile)
