@@ -103,13 +103,15 @@ _ACTIVITY_CHAR = r'[^",\\\x00-\x1f\x7f]'
 
 
 def _rest_length(max_length: int) -> int:
-    """How long the words after the first may be. A regular bound cannot count the first
-    word's letters, so the rest is bounded alone: as ``max_length`` less the longest first
-    word, a phrase after "getting" was cut at 51 characters ("getting ready for the
-    Valentine's Day event with Kl"), one in 20 of a party run's activities. As
-    ``max_length`` less the shortest, the whole is at most ``max_length`` after a
-    two-letter word and 14 more after a sixteen-letter one."""
-    return max_length - 3
+    """How long the words after the first may be: ``max_length``, which the prompt asks for,
+    and 20 more. A regular bound cannot count the first word's letters, so the rest is
+    bounded alone; and a phrase that runs into a bound ends in whatever piece of a token
+    fits: as ``max_length`` less the longest first word, a phrase after "getting" was cut
+    at 51 characters ("... the Valentine's Day event with Kl", one in 20 of a party run's
+    activities), and at ``max_length`` less 3, Klaus's "writing a research paper on the
+    effects of gentrification in low-income communities", copied from what he is up to,
+    ended "low-incomecomm" (30 of 643 activities in an eval)."""
+    return max_length + 20
 
 
 def _activity_tail(max_length: int) -> str:
