@@ -151,11 +151,11 @@ class Thinking:
         A block's first step is placed as a part of the block's activity and the plan item
         it came from: "in a seat", placed alone, put Maria's physics class on the dorm's sofa,
         and "reading her physics textbook", placed without her plan's "studying at Hobbs
-        Cafe", at the dorm's stove. Its later steps stay in
-        the building where the last one happened: Maria's morning routine had her read the
-        news in the college library and listen to music at the cafe, five minutes apart. A
-        conversation is not a step: it happens where two met, and after one in the dorm on
-        his way out, Klaus read "in the library" on the dorm's sofa all morning."""
+        Cafe", at the dorm's stove. Its later steps stay in the building where the last one
+        happened: Maria's morning routine had her read the news in the college library and
+        listen to music at the cafe, five minutes apart. A conversation is not a step: it
+        happens where two met, and after one in the dorm on his way out, Klaus read "in the
+        library" on the dorm's sofa all morning."""
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
         if block is None:
