@@ -185,9 +185,28 @@ def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, wo
     hall = "Dorm for Oak Hill College: common room"
     klaus.action = Action("talking", now, now, hall, "💬", partner="Maria Lopez")
     placing = sim.town.thinking.placing(klaus, now)
-    assert placing == Placing(purpose=block.activity, plan_item=block.plan_item)
+    context = (block.activity, block.plan_item)
+    assert placing == Placing(purpose=block.activity, context=context)
     klaus.action = Action("reading", now, now, hall, "📖")  # a step of the block: stay there
-    assert sim.town.thinking.placing(klaus, now) == Placing(within="Dorm for Oak Hill College")
+    placing = sim.town.thinking.placing(klaus, now)
+    assert placing == Placing(within="Dorm for Oak Hill College", context=context)
+    sim.close()
+
+
+def test_a_block_that_names_its_building_brings_its_steps_back_there(tmp_path, word_embedder):
+    """Seed 2h: a reaction took Maria to the dorm, and her block "studying at Hobbs Cafe"
+    stayed there all afternoon, each step in the building of the one before."""
+    sim, _ = make_sim(tmp_path, word_embedder, hours=0.1)
+    sim.run()
+    maria = sim.resident("Maria Lopez")
+    tile = sim.town.sandbox.state.tile_of(maria.name)
+    dorm = "Dorm for Oak Hill College"
+    offered = sim.town.sandbox.places.candidates(
+        maria, "reading a book", tile, dorm, ("studying at Hobbs Cafe", "")
+    ).places
+    assert {p.split(":")[0] for p in offered} == {"Hobbs Cafe"}
+    offered = sim.town.sandbox.places.candidates(maria, "reading a book", tile, dorm).places
+    assert {p.split(":")[0] for p in offered} == {dorm}
     sim.close()
 
 

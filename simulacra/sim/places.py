@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,24 +60,32 @@ class PlaceChooser:
         return not dwellers or name in dwellers
 
     def candidates(
-        self, r: Resident, activity: str, tile: Tile, within: str | None = None, plan_item: str = ""
+        self,
+        r: Resident,
+        activity: str,
+        tile: Tile,
+        within: str | None = None,
+        context: Sequence[str] = (),
     ) -> Candidates:
-        """The places offered for ``activity``; only those in the sector ``within`` when it
-        has any the agent may use, unless ``activity`` names a place elsewhere. Without
-        ``within``, those of the one building ``activity`` names, or else ``plan_item``: a
-        party run (seed 2g) placed "reading a book on writing", as a part of "writing at Hobbs
-        Cafe", in the college's lounge, and its later steps stayed there all day. The hourly
-        schedule writes what is done, the day plan often where: asked to choose with both in
-        the prompt, the 1.5B put "reading her physics textbook" for "studying at Hobbs Cafe"
-        in the library where Maria was, 3 times of 3 (stop 44). The best place of a building
-        that ``activity`` names, and the best at work and at home, are always among them."""
+        """The places offered for ``activity``: those of the one building it names, or else
+        the first of ``context`` that names one (its block's words, its plan item's), or else
+        of ``within``, where it has places the agent may use. The hourly schedule writes what
+        is done, the day plan often where: asked to choose with both in the prompt, the 1.5B
+        put "reading her physics textbook" for "studying at Hobbs Cafe" in the library where
+        Maria was, 3 times of 3 (stop 44); and a step placed for "writing at Hobbs Cafe"
+        after a talk went to the college's lounge, its block's later steps with it (seed 2g).
+        The best place of a building that ``activity`` names, and the best at work and at
+        home, are always among them."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
-        if not within:
-            named = _buildings_named(activity, known) or _buildings_named(plan_item, known)
-            within = named.pop() if len(named) == 1 else None
-        if within and not _buildings_named(activity, known, within):
+        for words in (activity, *context):
+            named = _buildings_named(words, known)
+            if named:
+                # Two buildings named ("from the library to Hobbs Cafe"): none is the one.
+                within = named.pop() if len(named) == 1 else None
+                break
+        if within:
             known = [p for p in known if split_address(p)[0] == within] or known
         here = self.world.place_at(tile)
         if not known:
@@ -119,11 +128,11 @@ class PlaceChooser:
         return Candidates(sorted(chosen), notes)
 
 
-def _buildings_named(text: str, known: list[str], within: str | None = None) -> set[str]:
-    """The buildings other than ``within`` that ``text`` names, by name or by a room only
-    that building has: a party run had Klaus "walking to the library" at the dorm's kitchen
-    table and "sitting at Hobbs Cafe and drinking coffee" among the library's bookshelves,
-    his block's building. A room many buildings have ("kitchen") names none of them."""
+def _buildings_named(text: str, known: list[str]) -> set[str]:
+    """The buildings ``text`` names, by name or by a room only that building has: a party run
+    had Klaus "walking to the library" at the dorm's kitchen table and "sitting at Hobbs Cafe
+    and drinking coffee" among the library's bookshelves, his block's building. A room many
+    buildings have ("kitchen") names none of them."""
     text = text.lower()
     sectors: dict[str, str] = {}  # lower-case name -> name
     arenas: dict[str, set[str]] = {}  # lower-case room -> the buildings that have one
@@ -132,19 +141,15 @@ def _buildings_named(text: str, known: list[str], within: str | None = None) -> 
         sectors[sector.lower()] = sector
         if rest:
             arenas.setdefault(rest[0].lower(), set()).add(sector)
-    here = (within or "").lower()
     named = set()
     # Longest first, each said taken out: "the Dorm for Oak Hill College" names no college.
     for low in sorted(sectors, key=len, reverse=True):
         if _said(low, text):
             text = text.replace(low, " ")
-            if low != here:
-                named.add(sectors[low])
-    named |= {
-        next(iter(owners))
-        for room, owners in arenas.items()
-        if len(owners) == 1 and next(iter(owners)).lower() != here and _said(room, text)
-    }
+            named.add(sectors[low])
+    for room, owners in arenas.items():
+        if len(owners) == 1 and _said(room, text):
+            named |= owners
     return named
 
 

@@ -5,6 +5,7 @@ place), and the state of the object it uses.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from simulacra import gametime
@@ -36,12 +37,11 @@ class Sandbox:
         end: datetime,
         within: str | None = None,
         purpose: str | None = None,
-        plan_item: str = "",
+        context: Sequence[str] = (),
     ) -> None:
         """Begin ``activity``: place it (as a part of ``purpose``, its block, if given; in
-        the building ``within``, or else the one ``plan_item`` names (the day plan's item the
-        block came from), if given and it has a place the agent may use), show it, and set
-        off there."""
+        the building it or ``context`` names, else in ``within``, if given and it has a place
+        the agent may use), show it, and set off there."""
         self.stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if is_sleeping(activity):
@@ -58,7 +58,7 @@ class Sandbox:
         else:
             query = purpose or activity
             tile = self.state.tile_of(r.name)
-            options = self.places.candidates(r, query, tile, within, plan_item)
+            options = self.places.candidates(r, query, tile, within, context)
             placed = place_action(
                 r.agent,
                 now=gametime.describe(now),

@@ -37,7 +37,7 @@ class Placing(NamedTuple):
 
     within: str | None = None  # the building it stays in
     purpose: str | None = None  # the block it is the first step of
-    plan_item: str = ""  # the day plan's item that block came from
+    context: tuple[str, ...] = ()  # words that may name its building: its block's, its plan's
 
 
 class Thinking:
@@ -153,18 +153,21 @@ class Thinking:
         and "reading her physics textbook", placed without her plan's "studying at Hobbs
         Cafe", at the dorm's stove. Its later steps stay in the building where the last one
         happened: Maria's morning routine had her read the news in the college library and
-        listen to music at the cafe, five minutes apart. A conversation is not a step: it
+        listen to music at the cafe, five minutes apart; unless the block's words, or its plan
+        item's, name another: after a reaction took Maria to the dorm, her block "studying at
+        Hobbs Cafe" stayed there all afternoon (seed 2h). A conversation is not a step: it
         happens where two met, and after one in the dorm on his way out, Klaus read "in the
         library" on the dorm's sofa all morning."""
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
         if block is None:
             return Placing()
+        context = (block.activity, block.plan_item)
         if last is None or last.start < block.start or last.asleep or last.partner:
-            return Placing(purpose=block.activity, plan_item=block.plan_item)
+            return Placing(purpose=block.activity, context=context)
         if not self.settings.plan.stay_in_building:
-            return Placing()
-        return Placing(within=split_address(last.address)[0])
+            return Placing(context=context)
+        return Placing(within=split_address(last.address)[0], context=context)
 
 
 def observation(event: Event) -> NewMemory:
