@@ -172,7 +172,7 @@ def converse(
     return lines
 
 
-def _fresh(words: str, lines: Sequence[Line], speaker: str, partner: str = "") -> bool:
+def _fresh(words: str, lines: Sequence[Line], speaker: str, partner: str) -> bool:
     """A line worth saying: not one said before, not to the speaker themselves, and to the
     partner as "you"."""
     if _said_before(words, lines):
@@ -184,10 +184,15 @@ def _fresh(words: str, lines: Sequence[Line], speaker: str, partner: str = "") -
     if _one_name_twice(words):
         reject(NAME_TWICE, words)
         return False
-    if partner and _speaks_of(words, partner):
+    if _speaks_of(words, partner):
         reject(PARTNER_SPOKEN_OF, words)
         return False
     return True
+
+
+def _called(person: str) -> str:
+    """A pattern for what a person is called in a line: the whole name or the first."""
+    return rf"(?:{re.escape(person)}|{re.escape(person.split()[0])})"
 
 
 def _speaks_of(words: str, partner: str) -> bool:
@@ -196,8 +201,7 @@ def _speaks_of(words: str, partner: str) -> bool:
     four of her lines in two days). The name after a word that makes it an object ("with",
     "for", "about", "to", "and"), or before "'s" or a verb in the third person ("Klaus is");
     "Klaus, are you..." and "Thanks, Klaus" speak to him."""
-    first = re.escape(partner.split()[0])
-    name = rf"(?:{re.escape(partner)}|{first})"
+    name = _called(partner)
     before = r"\b(?:with|for|about|to|and|invite|ask|tell|meet)\s+"
     after = r"(?:'s\b|\s+(?:is|was|has|will|said|says|told)\b)"
     object_of = re.search(rf"{before}{name}\b", words, flags=re.IGNORECASE)
@@ -248,8 +252,7 @@ def _addresses_self(words: str, speaker: str) -> bool:
     """The speaker greets or calls themselves by name, as a model that lost track of who
     speaks does: Klaus said "I'm studying physics, Klaus Mueller" to Maria in a morning run.
     Saying one's own name ("I'm Klaus Mueller") is not that."""
-    first = re.escape(speaker.split()[0])
-    name = rf"(?:{re.escape(speaker)}|{first})"
+    name = _called(speaker)
     greeting = r"(?:hi|hello|hey|dear|thanks|thank you|sorry|yes|no|oh|well)"
     vocative = rf"(?:(?:^|[,.!?])\s*|\b{greeting}\s+){name}\s*(?:[,.!?]|$)"
     return re.search(vocative, words, flags=re.IGNORECASE) is not None

@@ -79,11 +79,11 @@ class PlaceChooser:
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
-        for words in (activity, *context):
-            named = _buildings_named(words, known)
+        said = _buildings_named(activity, known)  # also always offered, below
+        for named in (said, *(_buildings_named(words, known) for words in context)):
             if named:
                 # Two buildings named ("from the library to Hobbs Cafe"): none is the one.
-                within = named.pop() if len(named) == 1 else None
+                within = next(iter(named)) if len(named) == 1 else None
                 break
         if within:
             known = [p for p in known if split_address(p)[0] == within] or known
@@ -109,9 +109,8 @@ class PlaceChooser:
         ranked = sorted(known, key=lambda p: (-score(p), p))
         # A cafe owner's "working at the counter" must be placeable at the cafe even if a pub
         # scores higher, and "having a coffee at Hobbs Cafe" at the cafe.
-        named = _buildings_named(activity, known)
         must: list[str] = []
-        for sector in (*sorted(named), work, home):
+        for sector in (*sorted(said), work, home):
             best = next((p for p in ranked if sector and split_address(p)[0] == sector), None)
             if best is not None and best not in must:
                 must.append(best)
