@@ -135,6 +135,45 @@ def test_a_variable_the_answer_needs_is_a_one_line_error(template):
     assert "\n" not in message and "mine.prompt.toml" in message and "people" in message
 
 
+GIVEN = (
+    HEAD
+    + """
+[answer]
+model = "Decision"
+
+[[answer.field]]
+name = "alarm"
+kind = "enum"
+options = ["yes", "no"]
+
+[[answer.field]]
+name = "whom"
+given = { alarm = "'no'" }
+kind = "enum"
+options = ["Bob", "nobody"]
+
+[[answer.field]]
+name = "instead"
+given = { alarm = "'yes'" }
+kind = "text"
+max_length = 20
+"""
+)
+
+
+def test_a_field_is_written_only_given_the_values_that_call_for_it(tmp_path):
+    path = tmp_path / "mine.prompt.toml"
+    path.write_text(GIVEN)
+    model = load_template(path).schema()
+    schema = json_schema(model)
+    assert '"instead": "<text>"' in shape_sentence(schema)  # the prompt names every field
+    shapes = {s["properties"]["alarm"]["const"]: list(s["properties"]) for s in schema["anyOf"]}
+    assert shapes == {"yes": ["alarm", "instead"], "no": ["alarm", "whom"]}
+    assert model.model_validate({"alarm": "no", "whom": "Bob"}).instead is None
+    with pytest.raises(ValueError, match="instead"):
+        model.model_validate({"alarm": "yes", "whom": "Bob"})
+
+
 @pytest.mark.parametrize(
     ("table", "needle"),
     [
@@ -158,6 +197,11 @@ def test_a_variable_the_answer_needs_is_a_one_line_error(template):
             '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "text"\n'
             'max_length = 9\nlead = "Ada is "\n',
             "lead",
+        ),
+        (
+            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\n'
+            'given = { b = "true" }\n[[answer.field]]\nname = "b"\nkind = "bool"\n',
+            "given",
         ),
     ],
 )

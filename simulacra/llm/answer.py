@@ -23,6 +23,9 @@ agent knows), which a field names by an expression over the template's variables
 
 Other keys: ``min_length``; ``when`` (an expression: the field exists only when it is true);
 ``each`` (an expression: one field per item, ``name`` and ``alias`` rendered with ``each``);
+``given`` (a table of earlier fields and expressions over the variables: the field is written
+only when those fields took those values, e.g. ``given = { emergency = "yes" }``, so that no
+token goes to a field nobody reads; the grammar is a choice among the answers' shapes);
 ``named`` (an enum that is a type of its own in the schema, e.g. ``YesNo``); ``lead`` (an
 activity's first words, written by the grammar, e.g. "{{ name }} is ", so that the model goes
 on with a sentence; the answer holds what follows them); ``values`` (the
@@ -41,7 +44,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import jinja2
-from pydantic import AfterValidator, Field, create_model
+from pydantic import AfterValidator, Field, create_model, model_validator
 
 from simulacra.errors import UserError
 from simulacra.llm.schema import Answer, activity_phrase, one_of, prose, text
@@ -50,7 +53,7 @@ KINDS = ("text", "prose", "activity", "enum", "bool", "list")
 _BOUNDED = ("text", "prose", "activity")
 _KEYS = {
     "name", "kind", "description", "max_length", "min_length", "options", "values", "named",
-    "item", "min_items", "max_items", "when", "each", "alias", "lead",
+    "item", "min_items", "max_items", "when", "each", "alias", "lead", "given",
 }  # fmt: skip
 
 
@@ -73,6 +76,7 @@ class FieldSpec:
     each: str | None = None
     alias: str | None = None
     lead: str | None = None
+    given: tuple[tuple[str, Any], ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -113,7 +117,17 @@ def _fields(raw: object, path: Path, where: str) -> tuple[FieldSpec, ...]:
             "expected one or more fields", file=path, field=where,
             fix=f"write a [[{where}]] table for each field, in the order the model writes them",
         )  # fmt: skip
-    return tuple(_field(r, path, f"{where}[{i}]") for i, r in enumerate(raw))
+    fields = tuple(_field(r, path, f"{where}[{i}]") for i, r in enumerate(raw))
+    for i, f in enumerate(fields):
+        earlier = {g.name for g in fields[:i]}
+        for name, _ in f.given or ():
+            if name not in earlier:
+                raise UserError(
+                    f"given names {name!r}, no earlier field", file=path,
+                    field=f"{where}[{i}].given",
+                    fix="name an enum or bool field written before this one",
+                )  # fmt: skip
+    return fields
 
 
 def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpec:
@@ -160,6 +174,12 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
             "only an activity has a lead", file=path, field=f"{where}.lead",
             fix='remove it, or make the field kind = "activity"',
         )  # fmt: skip
+    given = raw.get("given")
+    if given is not None and (not isinstance(given, dict) or not given):
+        raise UserError(
+            "given needs a table", file=path, field=f"{where}.given",
+            fix='write e.g. given = { emergency = "yes" }',
+        )  # fmt: skip
     options = raw.get("options")
     values = raw.get("values")
     return FieldSpec(
@@ -178,6 +198,7 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
         each=raw.get("each"),
         alias=raw.get("alias"),
         lead=raw.get("lead"),
+        given=tuple(given.items()) if given else None,
     )
 
 
@@ -232,6 +253,7 @@ class _Field:
     min_items: int | None
     max_items: int | None
     lead: str | None = None
+    given: tuple[tuple[str, Any], ...] | None = None
 
 
 @dataclass
@@ -288,6 +310,7 @@ class _Resolver:
             min_items=self.value(f.min_items),
             max_items=self.value(f.max_items),
             lead=self.text(f.lead),
+            given=tuple((k, self.value(v)) for k, v in f.given) if f.given else None,
         )
 
 
@@ -304,7 +327,24 @@ def _expression(env: jinja2.Environment, source: str):
 @lru_cache(maxsize=512)
 def _model(shape: _Object, base: type[Answer]) -> type[Answer]:
     fields = {f.name: _definition(f) for f in shape.fields}
-    return create_model(shape.name, __base__=base, **fields)
+    given = {f.name: dict(f.given) for f in shape.fields if f.given}
+    if not given:
+        return create_model(shape.name, __base__=base, **fields)
+    validators = {"_given_written": model_validator(mode="after")(_written_when_given)}
+    model = create_model(shape.name, __base__=base, __validators__=validators, **fields)
+    model.__given__ = given
+    return model
+
+
+def _written_when_given(answer: Answer) -> Answer:
+    """A field that its given values call for is there (the grammar writes it; a scripted or
+    a server's answer might not)."""
+    for name, given in type(answer).__given__.items():
+        values = {k: getattr(answer, k) for k in given}
+        values = {k: getattr(v, "value", v) for k, v in values.items()}
+        if values == given and getattr(answer, name) is None:
+            raise ValueError(f"{name} is missing, and {given} calls for it")
+    return answer
 
 
 def _definition(f: _Field) -> tuple[Any, Any]:
@@ -316,6 +356,8 @@ def _definition(f: _Field) -> tuple[Any, Any]:
         if f.min_items is not None:
             bounds = {"min_length": f.min_items, **bounds}
         return list[of], Field(**bounds, description=f.description, **extra)
+    if f.given:  # absent when the answer took other values
+        return _type(f), Field(None, **extra)
     return _type(f), Field(..., **extra) if extra else ...
 
 

@@ -3,6 +3,7 @@ the worst-case token count of an answer (so ``max_tokens`` never cuts a valid an
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -153,10 +154,49 @@ def _schema_text(model: type[BaseModel]) -> str:
 
 
 def json_schema(model: type[BaseModel]) -> dict:
-    """The JSON schema of ``model``; every string and array in it must be bounded."""
+    """The JSON schema of ``model``; every string and array in it must be bounded.
+
+    An answer whose fields are written only given others' values (``__given__``, see
+    answer.py) keeps all its fields in ``properties``, which the shape sentence shows, and
+    adds ``anyOf`` its shapes, which the grammar follows."""
     schema = json.loads(_schema_text(model))
+    given = getattr(model, "__given__", None)
+    if given:
+        schema["anyOf"] = _shapes(schema, model, given)
     _check_bounded(schema, schema, model.__name__)
     return schema
+
+
+def _shapes(schema: dict, model: type[BaseModel], given: dict[str, dict]) -> list[dict]:
+    """One object per combination of the values that fields are given on, holding the fields
+    written then, in their order, with those values as constants."""
+    key = {name: f.alias or name for name, f in model.model_fields.items()}
+    props = schema["properties"]
+    on = list(dict.fromkeys(k for g in given.values() for k in g))
+    choices = [_options(props[key[k]], schema) for k in on]
+    shapes = []
+    for values in itertools.product(*choices):
+        taken = dict(zip(on, values, strict=True))
+        fields = {}
+        for name, sub in props.items():
+            field = next((n for n, k in key.items() if k == name), name)
+            if any(taken[k] != v for k, v in given.get(field, {}).items()):
+                continue
+            fields[name] = {"const": taken[field]} if field in taken else sub
+        shapes.append(
+            {"type": "object", "properties": fields, "required": list(fields),
+             "additionalProperties": False}
+        )  # fmt: skip
+    return shapes
+
+
+def _options(node: dict, root: dict) -> list:
+    node = _deref(node, root)
+    if "enum" in node:
+        return list(node["enum"])
+    if node.get("type") == "boolean":
+        return [True, False]
+    raise TypeError(f"a field given on must be an enum or a bool, not {node}")
 
 
 def _deref(node: dict, root: dict) -> dict:
