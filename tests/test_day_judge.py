@@ -219,9 +219,14 @@ def test_what_is_a_state(state, broken):
         ("brushing her teeth", "Isabella Rodriguez's apartment: main room: bed", True),
         ("washing dishes", "Hobbs Cafe: kitchen: kitchen sink", False),
         ("reading", "Hobbs Cafe: cafe: cafe tables", False),  # neither kind: any place
+        ("playing various online games", "Oak Hill College: classroom: blackboard", True),
+        ("streaming games", f"{DORM}: Maria Lopez's room: desk", False),
+        ("playing a game on her phone", "The Rose and Crown Pub: pub: bar counter", False),
+        ("watching a movie", "Oak Hill College: library: bookshelves", True),
+        ("watching a movie", f"{DORM}: common room: sofa", False),
     ],
 )
-def test_sleeping_eating_and_washing_in_their_places(activity, address, broken):
+def test_sleeping_eating_washing_and_screens_in_their_places(activity, address, broken):
     assert (wording.place_for(activity, address) is not None) is broken
 
 

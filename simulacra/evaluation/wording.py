@@ -150,8 +150,8 @@ def kinds_of(activity: str) -> list[str]:
 
 
 def place_for(activity: str, address: str) -> str | None:
-    """Sleeping, eating or washing at a place whose room and object are meant for none of
-    the kinds the activity is of: "sleeping" at "Dorm: common room: sofa"."""
+    """Sleeping, eating, washing or a screen's pastime at a place whose room and object are
+    meant for none of the kinds the activity is of: "sleeping" at "Dorm: common room: sofa"."""
     kinds = kinds_of(activity)
     if not kinds or not address:
         return None
