@@ -171,6 +171,7 @@ def _shapes(schema: dict, model: type[BaseModel], given: dict[str, dict]) -> lis
     """One object per combination of the values that fields are given on, holding the fields
     written then, in their order, with those values as constants."""
     key = {name: f.alias or name for name, f in model.model_fields.items()}
+    field_of = {k: name for name, k in key.items()}
     props = schema["properties"]
     on = list(dict.fromkeys(k for g in given.values() for k in g))
     choices = [_options(props[key[k]], schema) for k in on]
@@ -179,7 +180,7 @@ def _shapes(schema: dict, model: type[BaseModel], given: dict[str, dict]) -> lis
         taken = dict(zip(on, values, strict=True))
         fields = {}
         for name, sub in props.items():
-            field = next((n for n, k in key.items() if k == name), name)
+            field = field_of.get(name, name)
             if any(taken[k] != v for k, v in given.get(field, {}).items()):
                 continue
             fields[name] = {"const": taken[field]} if field in taken else sub
