@@ -114,11 +114,20 @@ def _days_from(now: date, dated: re.Match) -> int | None:
     return (then - now).days
 
 
-def parts_of_today(texts: Sequence[str], today: str) -> list[str]:
+def parts_of_today(texts: Sequence[str], today: str, *, written_today: bool = False) -> list[str]:
     """The sentences (or clauses between semicolons) of ``texts`` that name ``today``'s date:
     the day's events, found by the clock (asked to write them first, the 1.5B wrote "no events
-    today" on its party's day)."""
-    return [part for part in _parts(texts) if 0 in days_from_today(part, today, by_name=True)]
+    today" on its party's day). Texts ``written_today`` also name it as "today" or "tonight"
+    where they name no other date."""
+
+    def of_today(part: str) -> bool:
+        days = days_from_today(part, today, by_name=True)
+        return 0 in days or (written_today and not days and _SAID_TODAY.search(part) is not None)
+
+    return [part for part in _parts(texts) if of_today(part)]
+
+
+_SAID_TODAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I)
 
 
 def parts_to_come(texts: Sequence[str], today: str) -> list[str]:

@@ -63,11 +63,12 @@ def day_plan(request: Request) -> dict:
             )
         ],
     }
-    events = request.variables.get("events_today") or []
-    if events:  # every event of the day at the party's hour
-        answer["events_today"] = [{"time": "17:00", "activity": "at the party at Hobbs Cafe"}]
-        answer["events_today"] *= len(events)
     return answer
+
+
+def event_item(request: Request) -> dict:
+    """Every event of the day at the party's hour."""
+    return {"time": "17:00", "activity": "at the party at Hobbs Cafe"}
 
 
 def schedule(request: Request) -> dict:
@@ -148,6 +149,7 @@ def rate(request: Request) -> dict:
 
 SCRIPTS = {
     "day_plan": day_plan,
+    "event_item": event_item,
     "hourly_schedule": schedule,
     "decompose": decompose,
     "act": act,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 
 import pytest
-from scripted_town import SCRIPTS
+from scripted_town import SCRIPTS, enum
 
 from simulacra import GenerativeAgent, Persona, Settings
 from simulacra.cognition import plan as planning
@@ -164,10 +164,8 @@ def test_an_event_to_come_the_night_s_revision_drops_still_reaches_its_day(agent
     }
     planning.revise_for_new_day(agent, DAY)
     planning.plan_day(agent, DAY + timedelta(days=1))
-    (request,) = agent.model.completer.calls("day_plan")
-    assert "Today's events: For Isabella Rodriguez's planning: She is having a party" in (
-        request.user
-    )
+    (request,) = agent.model.completer.calls("event_item")
+    assert request.variables["event"].startswith("For Isabella Rodriguez's planning: She is having")
     assert "dentist" not in request.user  # a date gone by is not kept
 
 
@@ -189,26 +187,26 @@ def test_the_day_plan_is_told_today_s_events_and_keeps_other_days_out(agent):
     before = planning.plan_day(agent, DAY)
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     asked_before, asked_on_the_day = agent.model.completer.calls("day_plan")
+    (asked_for_the_event,) = agent.model.completer.calls("event_item")
     assert "has no events today" in asked_before.user
-    assert (
-        "Today's events: Her party is on February 14th (today) at 17:00." in asked_on_the_day.user
-    )
+    assert "knows of it: Her party is on February 14th (today) at 17:00" in asked_for_the_event.user
+    assert "already in Isabella Rodriguez's plan:\n- 17:00 at the party" in asked_on_the_day.user
     assert not [item for item in before.outline if "party" in item]
     assert "18:00 hosting her party on February 14th" in on_the_day.outline
 
 
 def test_each_of_today_s_events_has_an_item_of_its_own(agent):
     """Party run of seed 3e: in one list of five, Isabella's plan for the 14th was all the
-    party's preparations and no party. Each of today's events is an item the answer must
-    write, at a half hour of its choosing; another item at that time goes."""
+    party's preparations and no party; seed 1i: Klaus's item for the party he was told of was
+    his paper. Each of today's events is an item of its own call, at a half hour of its
+    choosing; another item at that time goes."""
     agent.currently = "Isabella is baking. Her party is on February 14th at 5pm; until then..."
     plans_also(agent, {"time": "17:00", "activity": "checking the decorations"})
     before = planning.plan_day(agent, DAY)
+    assert not agent.model.completer.calls("event_item")
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
-    asked_before, asked_on_the_day = agent.model.completer.calls("day_plan")
-    assert "events_today" not in asked_before.schema["properties"]
-    events = asked_on_the_day.schema["properties"]["events_today"]
-    assert events["minItems"] == events["maxItems"] == 1
+    (asked,) = agent.model.completer.calls("event_item")
+    assert asked.variables["event"] == "Her party is on February 14th at 5pm"
     assert "17:00 at the party at Hobbs Cafe" in on_the_day.outline
     assert not [i for i in on_the_day.outline if "decorations" in i]
     assert "17:00 checking the decorations" in before.outline
@@ -228,10 +226,9 @@ def test_a_talk_s_planning_note_brings_its_event_to_that_day_s_plan(agent):
     agent.remember([NewMemory("Maria's exam on February 14th", Kind.REFLECTION)], agent.now)
     planning.plan_day(agent, DAY)
     planning.plan_day(agent, DAY + timedelta(days=1))
-    before, on_the_day = agent.model.completer.calls("day_plan")
-    assert "Today's events" not in before.user
-    assert "Today's events: For Isabella Rodriguez's planning: Klaus's reading" in on_the_day.user
-    assert "exam" not in on_the_day.user  # a reflection that is no talk's note
+    (asked,) = agent.model.completer.calls("event_item")
+    assert asked.variables["event"].startswith("For Isabella Rodriguez's planning: Klaus's read")
+    assert "exam" not in asked.user  # a reflection that is no talk's note
 
 
 def test_a_note_that_names_a_holiday_brings_it_to_that_day_s_plan(agent):
@@ -247,9 +244,43 @@ def test_a_note_that_names_a_holiday_brings_it_to_that_day_s_plan(agent):
     )
     planning.plan_day(agent, DAY)
     planning.plan_day(agent, DAY + timedelta(days=1))
-    before, on_the_day = agent.model.completer.calls("day_plan")
-    assert "Today's events" not in before.user
-    assert "Today's events: For Isabella Rodriguez's planning: Maria will come" in on_the_day.user
+    (asked,) = agent.model.completer.calls("event_item")
+    assert asked.variables["event"].startswith("For Isabella Rodriguez's planning: Maria will")
+
+
+def test_news_of_an_event_later_today_takes_its_hours_in_today_s_plan(agent):
+    """Party run of seed 1i: told of the party on its morning, after her plan was made, Maria
+    went on with her day and never came. A talk's note of an event later today is re-planned
+    (paper §4.3.2): its block replaces those hours, and the rest of the day stays."""
+    plan = planning.plan_day(agent, DAY)
+    agent.model.completer.scripts["event_item"] = lambda request: {
+        "time": "15:00" if "15:00" in enum(request, "time") else enum(request, "time")[-1],
+        "activity": "going to the book club at the library",
+    }
+    before = [(b.activity, b.start, b.end) for b in plan.blocks]
+    now = datetime.combine(DAY, time(10, 30))
+    note = "Maria asked her to the book club at the library today from 3pm to 4:30pm."
+    added = planning.plan_news(agent, plan, note, now)
+    assert added == ["15:00 going to the book club at the library"]
+    assert "15:00 going to the book club at the library" in plan.outline
+    club = plan.block_at(datetime.combine(DAY, time(15, 10)))
+    assert club.activity == "going to the book club at the library"
+    assert (club.start.time(), club.end.time()) == (time(15), time(16, 30))
+    assert plan.block_at(datetime.combine(DAY, time(14, 59))).end == club.start
+    assert plan.block_at(datetime.combine(DAY, time(16, 30))).activity == next(
+        a for a, s, e in before if s <= datetime.combine(DAY, time(16, 30)) < e
+    )
+    assert sum(b.minutes for b in plan.blocks) == 24 * 60
+    assert (
+        "added to today's plan: 15:00 going to the book club"
+        in agent.stream.recent(1)[0].description
+    )
+    # The same news again, or news of another day or of an hour gone by: no call, no change.
+    planning.plan_news(agent, plan, note, now)
+    planning.plan_news(agent, plan, "a party at the cafe on February 14th at 5pm", now)
+    planning.plan_news(agent, plan, "a talk at the library today at 9am.", now)
+    assert len(agent.model.completer.calls("event_item")) == 2
+    assert len(plan.events) == 1
 
 
 def test_dates_are_marked_only_where_they_are_dates():

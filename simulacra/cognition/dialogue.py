@@ -258,8 +258,9 @@ def _addresses_self(words: str, speaker: str) -> bool:
     return re.search(vocative, words, flags=re.IGNORECASE) is not None
 
 
-def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> None:
-    """The transcript, a planning note and a memo citing it: rated together in one call."""
+def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> str:
+    """The transcript, a planning note and a memo citing it: rated together in one call.
+    Returns the planning note's words, for re-planning the day."""
     notes = agent.ask(
         AFTER_CHAT,
         partner=partner,
@@ -287,3 +288,4 @@ def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now:
         ],
         now,
     )
+    return notes.for_planning

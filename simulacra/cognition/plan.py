@@ -30,11 +30,13 @@ from simulacra.settings import PlanSettings
 
 NEW_DAY = template_beside(__file__, "new_day")
 DAY_PLAN = template_beside(__file__, "day_plan")
+EVENT_ITEM = template_beside(__file__, "event_item")
 SCHEDULE = template_beside(__file__, "hourly_schedule")
 DECOMPOSE = template_beside(__file__, "decompose")
 PHRASES = phrases_beside(__file__, "plan")
 
 SLEEPING = PHRASES.text("sleeping")
+_CLOCK = re.compile(r"\b(?:[01]\d|2[0-3]):[0-5]\d\b")  # an "HH:MM" in gametime.hhmm's text
 
 
 def is_sleeping(activity: str) -> bool:
@@ -42,18 +44,13 @@ def is_sleeping(activity: str) -> bool:
 
 
 class _DayPlanned(Answer):
-    """The fields of day_plan.prompt.toml, with today's events, the morning's items and the
-    rest of the day's in one plan."""
+    """The fields of day_plan.prompt.toml, with the morning's items and the rest of the day's
+    in one plan."""
 
     @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
     @property
     def plan(self) -> list[Any]:
-        return [*self.events, *self.morning, *self.rest_of_day]
-
-    @property
-    def events(self) -> list[Any]:
-        """The items of today's events (the field exists only on a day with events)."""
-        return getattr(self, "events_today", [])
+        return [*self.morning, *self.rest_of_day]
 
 
 def day_plan_for(**variables: Any) -> type[Answer]:
@@ -70,10 +67,29 @@ def day_plan_for(**variables: Any) -> type[Answer]:
     midday = max("12:00", f"{woke + timedelta(hours=4):%H:%M}")
     morning = [t for t in times if t < midday] or times[:1]
     later = [t for t in times if t >= midday] or times[-1:]
-    offered = {"morning_times": morning, "later_times": later, "event_times": times}
+    offered = {"morning_times": morning, "later_times": later}
     return DAY_PLAN.answer_model(
         {**variables, "wake_options": wake_options, **offered}, base=_DayPlanned
     )
+
+
+def event_item_for(**variables: Any) -> type[Answer]:
+    """The answer of event_item.prompt.toml: its times the half hours from the earliest
+    wake-up the day plan offers (those of the default settings where none are given, as in
+    the eval's cases) to bedtime; of those, where the event names its hours, the ones from an
+    hour before the first to the last (offered the whole day, the 1.5B put a party "from
+    17:00 to 19:00" at 05:30 or 20:00 in 2 samples of 10)."""
+    first = variables.get("first_time")
+    if first is None:
+        offsets = PlanSettings().wake_offsets_minutes
+        first = wake_times(time.fromisoformat(variables["usual_wake"]), offsets)[0]
+    times = plan_times(first, variables["usual_sleep"])
+    named = [m[0] for m in _CLOCK.finditer(gametime.hhmm(variables["event"]))]
+    if named:
+        earliest = datetime.combine(date(2000, 1, 1), time.fromisoformat(min(named)))
+        around = [t for t in times if f"{earliest - timedelta(hours=1):%H:%M}" <= t <= max(named)]
+        times = around or times
+    return EVENT_ITEM.answer_model({**variables, "event_times": times})
 
 
 def plan_times(first: str, bedtime: str) -> list[str]:
@@ -164,6 +180,7 @@ class DayPlan:
     bedtime: datetime
     outline: list[PlanItem]
     blocks: list[Block]
+    events: list[PlanItem] = field(default_factory=list)  # the items of today's events
 
     def block_at(self, t: datetime) -> Block | None:
         for block in self.blocks:
@@ -235,14 +252,18 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     # Said to a resident with nothing dated ahead, "an event on another date does not happen
     # today" became "preparing for a new event on another date" (the 25-resident hour).
     later = any(d > 0 for s in sources for d in gametime.days_from_today(s, day_name, by_name=True))
+    event_items = [
+        _event_item(agent, event, day_name, options[0]) for event in events[: settings.events_max]
+    ]
+    event_items = [i for i in event_items if i is not None]
     plan = ask_until(
         agent,
         DAY_PLAN,
-        lambda answer: _judged(answer, day_name, settings),
+        lambda answer: _judged(event_items, answer, day_name, settings),
         settings.day_plan_attempts,
-        rank=lambda answer: _ranked(answer, day_name, settings),
+        rank=lambda answer: _ranked(event_items, answer, day_name, settings),
         today=day_name,
-        events_today=events[: settings.events_max],
+        events_today=event_items,
         events_later=later,
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",
@@ -252,7 +273,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         resolutions=resolutions,
         currently=agent.currently,
     )
-    items = _outline(plan, day_name, settings.meal_hours)
+    items = _outline(event_items, plan, day_name, settings.meal_hours)
     items = with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
@@ -276,7 +297,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     activities = _with_empty_hours_filled(schedule, hours)
     begun = _items_begun(items[1:], hours)  # the first, the morning routine, names no place
     blocks = _blocks(midnight, wake, bedtime, activities, begun)
-    day = DayPlan(today, wake, bedtime, items, blocks)
+    day = DayPlan(today, wake, bedtime, items, blocks, [i for i in event_items if i in items])
     outline = "; ".join(items)
     agent.remember(
         [
@@ -294,6 +315,24 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         max(agent.now, midnight),
     )
     return day
+
+
+def _event_item(agent: Mind, event: str, today: str, first_time: str) -> PlanItem | None:
+    """The day plan's item for one of today's events, or None where the answer is nothing to
+    do (its call logs it)."""
+    life = agent.persona.lifestyle
+    answer = agent.ask(
+        EVENT_ITEM,
+        today=today,
+        event=event,
+        usual_wake=f"{life.wake:%H:%M}",
+        usual_sleep=f"{life.sleep:%H:%M}",
+        first_time=first_time,
+    )
+    if _is_nothing(answer.activity):
+        reject(EMPTY_ITEM, f"{answer.time} {answer.activity}")
+        return None
+    return PlanItem.at(answer.time, answer.activity)
 
 
 EMPTY_ITEM = rule("plan.empty_item", 'an item of nothing to do ("none")')
@@ -346,10 +385,10 @@ def _with_empty_hours_filled(schedule: Answer, hours: list[str]) -> list[str]:
     return activities
 
 
-def _judged(plan: Answer, today: str, settings: PlanSettings) -> bool:
+def _judged(events: list[PlanItem], plan: Answer, today: str, settings: PlanSettings) -> bool:
     """Whether ``plan`` is usable. Run while the answer is parsed (see ask_until), it also
     makes the day's items from it as plan_day will, so what that drops or moves is logged."""
-    items = _outline(plan, today, settings.meal_hours)
+    items = _outline(events, plan, today, settings.meal_hours)
     with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     usable = _usable(items, plan.wake_up, settings)
     if not usable:
@@ -357,19 +396,21 @@ def _judged(plan: Answer, today: str, settings: PlanSettings) -> bool:
     return usable
 
 
-def _outline(plan: Answer, today: str, meal_hours: dict[str, tuple[str, str]]) -> list[PlanItem]:
-    """The plan's items as "HH:MM activity" lines in time order, less any item for another
-    date, any meal planned at another meal's hour, any other item at the time of one of
-    today's events and any item that repeats the one before it (in each case the item before
-    it goes on)."""
+def _outline(
+    events: list[PlanItem], plan: Answer, today: str, meal_hours: dict[str, tuple[str, str]]
+) -> list[PlanItem]:
+    """Today's events' items and the plan's as "HH:MM activity" lines in time order, less any
+    item for another date, any meal planned at another meal's hour, any other item at the
+    time of one of today's events and any item that repeats the one before it (in each case
+    the item before it goes on)."""
     dropped = {}
-    events = len(plan.events)  # the plan's first items
-    event_times = {i.time for i in plan.events if not _is_nothing(i.activity)}
-    for n, i in enumerate(plan.plan):
+    event_times = {i.time for i in events}
+    everything = [*events, *plan.plan]
+    for n, i in enumerate(everything):
         # "none" is how a small model fills a slot it has nothing for.
         if _is_nothing(i.activity):
             dropped[n] = EMPTY_ITEM
-        elif n >= events and i.time in event_times:
+        elif n >= len(events) and i.time in event_times:
             # The day's lists write the event again, or its preparations at its hour.
             dropped[n] = EVENT_HOUR
         elif gametime.days_from_today(i.activity, today) - {0}:
@@ -378,11 +419,11 @@ def _outline(plan: Answer, today: str, meal_hours: dict[str, tuple[str, str]]) -
             dropped[n] = OTHER_DAY
         elif not _meal_on_time(i.activity, i.time, meal_hours):
             dropped[n] = MEAL_OFF_HOUR
-    if len(dropped) == len(plan.plan):
+    if len(dropped) == len(everything):
         dropped = {}  # nothing would be left: better the model's items than none
     for n, why in dropped.items():
-        reject(why, f"{plan.plan[n].time} {plan.plan[n].activity}")
-    kept = [i for n, i in enumerate(plan.plan) if n not in dropped]
+        reject(why, f"{everything[n].time} {everything[n].activity}")
+    kept = [i for n, i in enumerate(everything) if n not in dropped]
     lines: list[PlanItem] = []
     for i in sorted(kept, key=lambda i: i.time):
         # The 1.5B writes an activity that goes on at every hour ("17:00 writing at Hobbs
@@ -420,8 +461,10 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[Plan
     return [PlanItem.at(wake, routine), *sorted(kept, key=lambda i: i.time)]
 
 
-def _ranked(plan: Answer, today: str, settings: PlanSettings) -> tuple[bool, int]:
-    return _quality(_outline(plan, today, settings.meal_hours), plan.wake_up, settings)
+def _ranked(
+    events: list[PlanItem], plan: Answer, today: str, settings: PlanSettings
+) -> tuple[bool, int]:
+    return _quality(_outline(events, plan, today, settings.meal_hours), plan.wake_up, settings)
 
 
 def _usable(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> bool:
@@ -554,6 +597,67 @@ def current_step(
             break
         decompose(agent, block, now, horizon)
     return block.activity, max(now, block.start), block.end
+
+
+def plan_news(agent: Mind, plan: DayPlan | None, note: str, now: datetime) -> list[PlanItem]:
+    """Re-planning after a conversation (paper §4.3.2): an event of today that the talk's
+    planning note names, not yet in the plan and not yet begun, takes its hours in today's
+    plan. Told of the party on its morning, after her plan was made, Maria went on with her
+    day and never came (party run of seed 1i). Returns the items added."""
+    if plan is None or plan.day != now.date():
+        return []
+    today = gametime.day(now)
+    planned = {i.time for i in plan.events}
+    added = []
+    events = gametime.parts_of_today([note], today, written_today=True)
+    for event in events[: agent.settings.plan.events_max]:
+        if {f"{t:%H:%M}" for t in _clock_times(event, plan.day)} & planned:
+            continue  # an event whose hour the plan holds already: no call
+        item = _event_item(agent, event, today, f"{plan.wake:%H:%M}")
+        if item is None or item.time in planned:
+            continue
+        start = datetime.combine(plan.day, time.fromisoformat(item.time))
+        if start <= now:
+            continue  # begun already: nothing to plan
+        ends = [t for t in _clock_times(event, plan.day) if t > start]
+        end = min(ends[0] if ends else start + timedelta(hours=1), plan.bedtime)
+        if end <= start:
+            continue
+        _insert_event(plan, item, start, end)
+        planned.add(item.time)
+        added.append(item)
+    if added:
+        outline = "; ".join(added)
+        agent.remember(
+            [NewMemory(PHRASES.text("news", name=agent.name, outline=outline), Kind.PLAN)], now
+        )
+    return added
+
+
+def _clock_times(text: str, day: date) -> list[datetime]:
+    return [
+        datetime.combine(day, time.fromisoformat(m[0]))
+        for m in _CLOCK.finditer(gametime.hhmm(text))
+    ]
+
+
+def _insert_event(plan: DayPlan, item: PlanItem, start: datetime, end: datetime) -> None:
+    """The event's block from ``start`` to ``end``; the blocks it overlaps keep their parts
+    before and after it (a part after it is decomposed anew when it comes)."""
+    blocks = []
+    for b in plan.blocks:
+        if b.end <= start or b.start >= end:
+            blocks.append(b)
+            continue
+        if b.start < start:
+            kept = [s for s in b.steps if s.end <= start]
+            blocks.append(Block(b.activity, b.start, _minutes(start - b.start), kept, b.plan_item))
+        if b.end > end:
+            blocks.append(Block(b.activity, end, _minutes(b.end - end), [], b.plan_item))
+    blocks.append(Block(item.activity, start, _minutes(end - start)))
+    plan.blocks = sorted(blocks, key=lambda b: b.start)
+    plan.outline = sorted([*plan.outline, item], key=lambda i: i.time)
+    plan.events.append(item)
 
 
 def replan_from(plan: DayPlan, now: datetime, activity: str, minutes: int) -> None:

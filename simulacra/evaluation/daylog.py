@@ -223,7 +223,10 @@ def _add_plans(log: DayLog, record: StepRecord) -> None:
                 PlannedStretch(datetime.combine(day, datetime.strptime(t, "%H:%M").time()), None, a)
                 for t, a in _ITEM.findall(m.text)
             ]
-            log.outlines.setdefault(name, {})[day] = items
+            # A day's plan, then what talks added to it (planning.plan_news).
+            outline = log.outlines.setdefault(name, {}).get(day, [])
+            merged = dict.fromkeys([*outline, *items])
+            log.outlines[name][day] = sorted(merged, key=lambda i: i.start)
 
 
 def _user(record: StepRecord, address: str) -> str:

@@ -9,9 +9,11 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Literal
 
+from simulacra.cognition import plan as planning
 from simulacra.cognition.decide import Decision
 from simulacra.cognition.dialogue import Line, converse, remember_conversation
 from simulacra.cognition.emoji import emoji
+from simulacra.cognition.plan import DayPlan
 from simulacra.llm.phrases import phrases_beside
 from simulacra.settings import Settings
 from simulacra.sim import record as rec
@@ -49,6 +51,7 @@ class Conversations:
         self.lockstep = lockstep
         self.step_seconds = step_seconds
         self.cooldowns: dict[Pair, datetime] = {}  # when each pair may talk again
+        self.replanned: dict[str, DayPlan] = {}  # day plans this step's talks changed
 
     def saved_cooldowns(self) -> list[Cooldown]:
         return [Cooldown(between=p, until=t) for p, t in self.cooldowns.items()]
@@ -85,7 +88,9 @@ class Conversations:
     # -- the step's conversations (phase 2) ---------------------------------------------------
 
     def hold(self, talks: dict[str, Decision], now: datetime) -> list[rec.Chat]:
-        """The conversations decided on, in resident order, each pair at most once."""
+        """The conversations decided on, in resident order, each pair at most once. The day
+        plans they changed are in ``replanned`` until the next step's."""
+        self.replanned = {}
         pairs: list[tuple[Resident, Resident]] = []
         for name, r in self.residents.items():
             decision = talks.get(name)
@@ -131,8 +136,10 @@ class Conversations:
             setting=self.sandbox.setting_of(a),
             max_utterances=self.settings.conversation.max_utterances,
         )
-        remember_conversation(a.agent, b.name, lines, now)
-        remember_conversation(b.agent, a.name, lines, now)
+        for me, partner in ((a, b), (b, a)):
+            note = remember_conversation(me.agent, partner.name, lines, now)
+            if planning.plan_news(me.agent, me.plan, note, now):
+                self.replanned[me.name] = me.plan
 
     # -- with the user's avatar ---------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from simulacra.cognition import plan as planning
 from simulacra.cognition.dialogue import Line, remember_conversation
 from simulacra.errors import UserError
 from simulacra.sim import inputs
@@ -227,7 +228,8 @@ class Interactions:
         r = self.sim.residents[avatar.partner]
         now = self.sim.now
         if not remembered:
-            remember_conversation(r.agent, avatar.name, avatar.lines, now)
+            note = remember_conversation(r.agent, avatar.name, avatar.lines, now)
+            planning.plan_news(r.agent, r.plan, note, now)
         self.user.note_avatar_chat(
             rec.Chat(
                 between=[avatar.name, r.name],

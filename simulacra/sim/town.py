@@ -119,7 +119,7 @@ class Town:
             step,
             now,
             chats=[*avatar_chats, *chats],
-            plans=thoughts.plans,
+            plans={**thoughts.plans, **self.conversations.replanned},
             actions=actions,
             avatar=self.user.avatar_step(),
         )
