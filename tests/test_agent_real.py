@@ -70,3 +70,28 @@ def test_a_real_agent_observes_reflects_answers_reacts_and_talks(tmp_path, real_
 
     reopened = GenerativeAgent.open(tmp_path / "maria", settings=settings, embedder=real_embedder)
     assert len(reopened.stream) == len(maria.stream)
+
+
+def test_news_of_an_event_later_today_re_plans_a_real_day(tmp_path, real_embedder):
+    """A talk's note of an event later today (planning.plan_news): its item is asked of the
+    real model under its grammar and takes its hours in the day's blocks."""
+    from datetime import time
+
+    from simulacra.cognition import plan as planning
+    from simulacra.cognition.plan import PlanItem
+
+    persona = Persona(name="Klaus Mueller", age=20, innate="kind, inquisitive, passionate")
+    klaus = GenerativeAgent.create(
+        tmp_path / "klaus", persona, at=T0, settings=Settings(), embedder=real_embedder
+    )
+    midnight = datetime.combine(T0.date(), time(0))
+    wake, bedtime = midnight + timedelta(hours=7), midnight + timedelta(hours=23)
+    blocks = planning._blocks(midnight, wake, bedtime, ["reading in the library"] * 16)
+    plan = planning.DayPlan(T0.date(), wake, bedtime, [PlanItem("07:00 reading")], blocks)
+    note = "Isabella Rodriguez's book club at Hobbs Cafe today from 5pm to 7pm"
+    (item,) = planning.plan_news(klaus, plan, note, T0 + timedelta(hours=2))
+    assert "16:00" <= item.time <= "19:00"  # the times offered: the note names 17:00 and 19:00
+    block = plan.block_at(datetime.combine(T0.date(), time.fromisoformat(item.time)))
+    assert block.activity == item.activity and plan.events == [item]
+    assert sum(b.minutes for b in plan.blocks) == 24 * 60
+    assert summarise(read_calls(tmp_path / "klaus" / "calls.jsonl")).total.parse_failures == 0

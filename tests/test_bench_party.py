@@ -216,3 +216,19 @@ def test_the_party_is_the_papers_and_the_script_explains_itself():
         cwd=ROOT,
     )
     assert done.returncode == 0 and "--keep" in done.stdout and "Feb 14 19:00" in done.stdout
+
+
+def test_a_plan_changed_by_a_talk_joins_the_day_s_outline(tmp_path):
+    """A talk's news re-plans the day (planning.plan_news): its item is remembered apart from
+    the day's plan, and the report's plans hold both."""
+    day = Day(bench_party.START, bench_party.END, step_minutes=30)
+    plan = "Klaus Mueller's plan for Tuesday February 14: wake up at 07:00; 07:00 reading"
+    day.remembers("Klaus Mueller", at(14, "00:00"), "plan", plan)
+    news = "Klaus Mueller added to today's plan: 17:00 going to the Valentine's Day party"
+    day.remembers("Klaus Mueller", at(14, "10:30"), "plan", news)
+    log = read_day_log(day.write(tmp_path / "run"))
+    outline = log.outlines["Klaus Mueller"][datetime(2023, 2, 14).date()]
+    assert [f"{i.start:%H:%M} {i.activity}" for i in outline] == [
+        "07:00 reading",
+        "17:00 going to the Valentine's Day party",
+    ]

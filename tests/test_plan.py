@@ -212,6 +212,21 @@ def test_each_of_today_s_events_has_an_item_of_its_own(agent):
     assert "17:00 checking the decorations" in before.outline
 
 
+def test_an_item_within_an_event_s_hours_is_left_out(agent):
+    """The host's party day (the eval): "18:00 decorating the cafe" after the party's 17:00
+    would end a party of two hours after one."""
+    agent.currently = "Isabella is baking. Her party is on February 14th from 5pm to 7pm."
+    plans_also(
+        agent,
+        {"time": "18:00", "activity": "decorating the cafe"},
+        {"time": "19:00", "activity": "tidying up"},
+    )
+    on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
+    assert "17:00 at the party at Hobbs Cafe" in on_the_day.outline
+    assert not [i for i in on_the_day.outline if "decorating" in i]
+    assert "19:00 tidying up" in on_the_day.outline
+
+
 def test_a_talk_s_planning_note_brings_its_event_to_that_day_s_plan(agent):
     """Party run of seed 2: Klaus's note "Hobbs Cafe's Valentine's Day party on February 14th
     from 5pm to 7pm" never reached his plan for the 14th."""

@@ -11,6 +11,7 @@ import sys
 import textwrap
 import time
 from datetime import datetime, timedelta
+from datetime import time as clock
 from pathlib import Path
 
 import pytest
@@ -257,6 +258,26 @@ def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, wor
     assert talking.why_not(maria.name, klaus, now) == "cooling"
     later = now + timedelta(minutes=sim.settings.conversation.cooldown_minutes)
     assert talking.why_not(klaus.name, maria, later) is None
+    sim.close()
+
+
+def test_a_talk_s_news_of_an_event_later_today_re_plans_the_day(tmp_path, word_embedder):
+    """Party run of seed 1i: Maria heard of the party on its morning, after her plan was made,
+    and never came. The talk's note of an event today takes its hours in the plan, and the
+    changed plan is recorded with the step."""
+    today = {
+        "for_planning": "Isabella's party at Hobbs Cafe today from 5pm to 7pm",
+        "memo": "looking forward to it",
+    }
+    sim, backend = make_sim(tmp_path, word_embedder, scripts={"after_chat": lambda r: today})
+    sim.run()
+    assert backend.calls("event_item")
+    maria = sim.resident("Maria Lopez")
+    party = maria.plan.block_at(datetime.combine(maria.plan.day, clock(17, 30)))
+    assert party.activity == "at the party at Hobbs Cafe"
+    assert (party.start.time(), party.end.time()) == (clock(17), clock(19))
+    recorded = [e.plans[maria.name] for e in read_events(sim.directory / EVENTS_FILE) if e.plans]
+    assert any("at the party" in b.activity for p in recorded for b in p.blocks)
     sim.close()
 
 

@@ -84,12 +84,17 @@ def event_item_for(**variables: Any) -> type[Answer]:
         offsets = PlanSettings().wake_offsets_minutes
         first = wake_times(time.fromisoformat(variables["usual_wake"]), offsets)[0]
     times = plan_times(first, variables["usual_sleep"])
-    named = [m[0] for m in _CLOCK.finditer(gametime.hhmm(variables["event"]))]
+    named = _hours_named(variables["event"])
     if named:
         earliest = datetime.combine(date(2000, 1, 1), time.fromisoformat(min(named)))
         around = [t for t in times if f"{earliest - timedelta(hours=1):%H:%M}" <= t <= max(named)]
         times = around or times
     return EVENT_ITEM.answer_model({**variables, "event_times": times})
+
+
+def _hours_named(text: str) -> list[str]:
+    """The "HH:MM" times ``text`` names ("from 5pm to 7pm": 17:00 and 19:00)."""
+    return [m[0] for m in _CLOCK.finditer(gametime.hhmm(text))]
 
 
 def plan_times(first: str, bedtime: str) -> list[str]:
@@ -252,16 +257,15 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     # Said to a resident with nothing dated ahead, "an event on another date does not happen
     # today" became "preparing for a new event on another date" (the 25-resident hour).
     later = any(d > 0 for s in sources for d in gametime.days_from_today(s, day_name, by_name=True))
-    event_items = [
-        _event_item(agent, event, day_name, options[0]) for event in events[: settings.events_max]
-    ]
-    event_items = [i for i in event_items if i is not None]
+    asked = [_event_item(agent, e, day_name, options[0]) for e in events[: settings.events_max]]
+    spans = [span for span in asked if span is not None]
+    event_items = [item for item, _ in spans]
     plan = ask_until(
         agent,
         DAY_PLAN,
-        lambda answer: _judged(event_items, answer, day_name, settings),
+        lambda answer: _judged(spans, answer, day_name, settings),
         settings.day_plan_attempts,
-        rank=lambda answer: _ranked(event_items, answer, day_name, settings),
+        rank=lambda answer: _ranked(spans, answer, day_name, settings),
         today=day_name,
         events_today=event_items,
         events_later=later,
@@ -273,7 +277,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         resolutions=resolutions,
         currently=agent.currently,
     )
-    items = _outline(event_items, plan, day_name, settings.meal_hours)
+    items = _outline(spans, plan, day_name, settings.meal_hours)
     items = with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
@@ -317,9 +321,12 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     return day
 
 
-def _event_item(agent: Mind, event: str, today: str, first_time: str) -> PlanItem | None:
-    """The day plan's item for one of today's events, or None where the answer is nothing to
-    do (its call logs it)."""
+def _event_item(
+    agent: Mind, event: str, today: str, first_time: str
+) -> tuple[PlanItem, str] | None:
+    """The day plan's item for one of today's events and the "HH:MM" it ends at (the first
+    hour the event names after the item's, else the item's own), or None where the answer
+    is nothing to do (its call logs it)."""
     life = agent.persona.lifestyle
     answer = agent.ask(
         EVENT_ITEM,
@@ -332,7 +339,9 @@ def _event_item(agent: Mind, event: str, today: str, first_time: str) -> PlanIte
     if _is_nothing(answer.activity):
         reject(EMPTY_ITEM, f"{answer.time} {answer.activity}")
         return None
-    return PlanItem.at(answer.time, answer.activity)
+    named = _hours_named(event)
+    end = min((t for t in named if t > answer.time), default=answer.time)
+    return PlanItem.at(answer.time, answer.activity), end
 
 
 EMPTY_ITEM = rule("plan.empty_item", 'an item of nothing to do ("none")')
@@ -385,7 +394,9 @@ def _with_empty_hours_filled(schedule: Answer, hours: list[str]) -> list[str]:
     return activities
 
 
-def _judged(events: list[PlanItem], plan: Answer, today: str, settings: PlanSettings) -> bool:
+def _judged(
+    events: list[tuple[PlanItem, str]], plan: Answer, today: str, settings: PlanSettings
+) -> bool:
     """Whether ``plan`` is usable. Run while the answer is parsed (see ask_until), it also
     makes the day's items from it as plan_day will, so what that drops or moves is logged."""
     items = _outline(events, plan, today, settings.meal_hours)
@@ -397,21 +408,27 @@ def _judged(events: list[PlanItem], plan: Answer, today: str, settings: PlanSett
 
 
 def _outline(
-    events: list[PlanItem], plan: Answer, today: str, meal_hours: dict[str, tuple[str, str]]
+    events: list[tuple[PlanItem, str]],
+    plan: Answer,
+    today: str,
+    meal_hours: dict[str, tuple[str, str]],
 ) -> list[PlanItem]:
-    """Today's events' items and the plan's as "HH:MM activity" lines in time order, less any
-    item for another date, any meal planned at another meal's hour, any other item at the
-    time of one of today's events and any item that repeats the one before it (in each case
-    the item before it goes on)."""
+    """Today's events' items (each with the "HH:MM" it ends at) and the plan's as "HH:MM
+    activity" lines in time order, less any item for another date, any meal planned at
+    another meal's hour, any other item within the hours of one of today's events and any
+    item that repeats the one before it (in each case the item before it goes on)."""
     dropped = {}
-    event_times = {i.time for i in events}
-    everything = [*events, *plan.plan]
+    everything = [*(item for item, _ in events), *plan.plan]
     for n, i in enumerate(everything):
         # "none" is how a small model fills a slot it has nothing for.
         if _is_nothing(i.activity):
             dropped[n] = EMPTY_ITEM
-        elif n >= len(events) and i.time in event_times:
-            # The day's lists write the event again, or its preparations at its hour.
+        elif n >= len(events) and any(
+            e.time <= i.time < end or i.time == e.time for e, end in events
+        ):
+            # The day's lists write the event again, or its preparations at its hour, or the
+            # next thing in the middle of it: with "18:00 decorating the cafe" after her
+            # party's "17:00", the host's party would last an hour of its two.
             dropped[n] = EVENT_HOUR
         elif gametime.days_from_today(i.activity, today) - {0}:
             # The 1.5B copies a dated event from the prompt into today: "17:00 throwing a
@@ -462,7 +479,7 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[Plan
 
 
 def _ranked(
-    events: list[PlanItem], plan: Answer, today: str, settings: PlanSettings
+    events: list[tuple[PlanItem, str]], plan: Answer, today: str, settings: PlanSettings
 ) -> tuple[bool, int]:
     return _quality(_outline(events, plan, today, settings.meal_hours), plan.wake_up, settings)
 
@@ -611,16 +628,17 @@ def plan_news(agent: Mind, plan: DayPlan | None, note: str, now: datetime) -> li
     added = []
     events = gametime.parts_of_today([note], today, written_today=True)
     for event in events[: agent.settings.plan.events_max]:
-        if {f"{t:%H:%M}" for t in _clock_times(event, plan.day)} & planned:
+        if set(_hours_named(event)) & planned:
             continue  # an event whose hour the plan holds already: no call
-        item = _event_item(agent, event, today, f"{plan.wake:%H:%M}")
-        if item is None or item.time in planned:
+        asked = _event_item(agent, event, today, f"{plan.wake:%H:%M}")
+        if asked is None or asked[0].time in planned:
             continue
+        item, until = asked
         start = datetime.combine(plan.day, time.fromisoformat(item.time))
         if start <= now:
             continue  # begun already: nothing to plan
-        ends = [t for t in _clock_times(event, plan.day) if t > start]
-        end = min(ends[0] if ends else start + timedelta(hours=1), plan.bedtime)
+        named = datetime.combine(plan.day, time.fromisoformat(until))
+        end = min(named if named > start else start + timedelta(hours=1), plan.bedtime)
         if end <= start:
             continue
         _insert_event(plan, item, start, end)
@@ -632,13 +650,6 @@ def plan_news(agent: Mind, plan: DayPlan | None, note: str, now: datetime) -> li
             [NewMemory(PHRASES.text("news", name=agent.name, outline=outline), Kind.PLAN)], now
         )
     return added
-
-
-def _clock_times(text: str, day: date) -> list[datetime]:
-    return [
-        datetime.combine(day, time.fromisoformat(m[0]))
-        for m in _CLOCK.finditer(gametime.hhmm(text))
-    ]
 
 
 def _insert_event(plan: DayPlan, item: PlanItem, start: datetime, end: datetime) -> None:

@@ -22,7 +22,7 @@ from simulacra.sim.record import DayPlanRecord, StepRecord
 from simulacra.world.tree import IDLE
 
 _TOWN = phrases_beside(rundir.__file__, "town")  # the town's own words, not the model's
-_ITEM = re.compile(r"(?:^|; )(\d\d:\d\d) ([^;]+)")  # "HH:MM activity" in a plan memory
+_ITEM = re.compile(r"(?:^|[;:] )(\d\d:\d\d) ([^;]+)")  # "HH:MM activity" in a plan memory
 
 
 @cache
