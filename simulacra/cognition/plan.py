@@ -347,7 +347,7 @@ def _event_item(
 EMPTY_ITEM = rule("plan.empty_item", 'an item of nothing to do ("none")')
 OTHER_DAY = rule("plan.other_day", "an item that names another date (an event copied into today)")
 MEAL_OFF_HOUR = rule("plan.meal_off_hour", "a meal planned at another meal's hour")
-EVENT_HOUR = rule("plan.event_hour", "another item at the time of one of today's events")
+EVENT_HOUR = rule("plan.event_hour", "another item within the hours of one of today's events")
 REPEATED_ITEM = rule("plan.repeated_item", "an item that repeats the one before it")
 BEFORE_WAKE = rule("plan.before_wake", "an item before the wake-up (the model's own waking up)")
 AT_WAKE = rule("plan.at_wake", "an item at the minute of waking, moved an hour on")
