@@ -51,7 +51,7 @@ class Conversations:
         self.lockstep = lockstep
         self.step_seconds = step_seconds
         self.cooldowns: dict[Pair, datetime] = {}  # when each pair may talk again
-        self.replanned: dict[str, DayPlan] = {}  # day plans this step's talks changed
+        self.replanned: dict[str, DayPlan] = {}  # day plans talks changed, until taken
 
     def saved_cooldowns(self) -> list[Cooldown]:
         return [Cooldown(between=p, until=t) for p, t in self.cooldowns.items()]
@@ -88,9 +88,7 @@ class Conversations:
     # -- the step's conversations (phase 2) ---------------------------------------------------
 
     def hold(self, talks: dict[str, Decision], now: datetime) -> list[rec.Chat]:
-        """The conversations decided on, in resident order, each pair at most once. The day
-        plans they changed are in ``replanned`` until the next step's."""
-        self.replanned = {}
+        """The conversations decided on, in resident order, each pair at most once."""
         pairs: list[tuple[Resident, Resident]] = []
         for name, r in self.residents.items():
             decision = talks.get(name)
@@ -136,10 +134,20 @@ class Conversations:
             setting=self.sandbox.setting_of(a),
             max_utterances=self.settings.conversation.max_utterances,
         )
-        for me, partner in ((a, b), (b, a)):
-            note = remember_conversation(me.agent, partner.name, lines, now)
-            if planning.plan_news(me.agent, me.plan, note, now):
-                self.replanned[me.name] = me.plan
+        self.remember(a, b.name, lines, now)
+        self.remember(b, a.name, lines, now)
+
+    def remember(self, r: Resident, partner: str, lines: list[Line], now: datetime) -> None:
+        """``r`` keeps a conversation, and re-plans the day for an event later today that it
+        told of (planning.plan_news); the changed plan waits in ``replanned`` for the step's
+        record (take_replanned)."""
+        note = remember_conversation(r.agent, partner, lines, now)
+        if planning.plan_news(r.agent, r.plan, note, now):
+            self.replanned[r.name] = r.plan
+
+    def take_replanned(self) -> dict[str, DayPlan]:
+        replanned, self.replanned = self.replanned, {}
+        return replanned
 
     # -- with the user's avatar ---------------------------------------------------------------
 

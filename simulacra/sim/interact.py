@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from simulacra.cognition import plan as planning
-from simulacra.cognition.dialogue import Line, remember_conversation
+from simulacra.cognition.dialogue import Line
 from simulacra.errors import UserError
 from simulacra.sim import inputs
 from simulacra.sim import record as rec
@@ -228,8 +227,7 @@ class Interactions:
         r = self.sim.residents[avatar.partner]
         now = self.sim.now
         if not remembered:
-            note = remember_conversation(r.agent, avatar.name, avatar.lines, now)
-            planning.plan_news(r.agent, r.plan, note, now)
+            self.sim.town.conversations.remember(r, avatar.name, avatar.lines, now)
         self.user.note_avatar_chat(
             rec.Chat(
                 between=[avatar.name, r.name],

@@ -119,7 +119,7 @@ class Town:
             step,
             now,
             chats=[*avatar_chats, *chats],
-            plans={**thoughts.plans, **self.conversations.replanned},
+            plans={**thoughts.plans, **self.conversations.take_replanned()},
             actions=actions,
             avatar=self.user.avatar_step(),
         )
