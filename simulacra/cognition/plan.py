@@ -58,10 +58,7 @@ def day_plan_for(**variables: Any) -> type[Answer]:
     the default settings (as in the eval's cases); its items' times the half hours from the
     earliest wake-up to bedtime, those before midday (or four hours after waking, if later)
     for the morning."""
-    wake_options = variables.get("wake_options")
-    if wake_options is None:
-        offsets = PlanSettings().wake_offsets_minutes
-        wake_options = wake_times(time.fromisoformat(variables["usual_wake"]), offsets)
+    wake_options = variables.get("wake_options") or _default_wake_options(variables)
     times = plan_times(wake_options[0], variables["usual_sleep"])
     woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake_options[0]))
     midday = max("12:00", f"{woke + timedelta(hours=4):%H:%M}")
@@ -79,10 +76,7 @@ def event_item_for(**variables: Any) -> type[Answer]:
     the eval's cases) to bedtime; of those, where the event names its hours, the ones from an
     hour before the first to the last (offered the whole day, the 1.5B put a party "from
     17:00 to 19:00" at 05:30 or 20:00 in 2 samples of 10)."""
-    first = variables.get("first_time")
-    if first is None:
-        offsets = PlanSettings().wake_offsets_minutes
-        first = wake_times(time.fromisoformat(variables["usual_wake"]), offsets)[0]
+    first = variables.get("first_time") or _default_wake_options(variables)[0]
     times = plan_times(first, variables["usual_sleep"])
     named = _hours_named(variables["event"])
     if named:
@@ -90,6 +84,13 @@ def event_item_for(**variables: Any) -> type[Answer]:
         around = [t for t in times if f"{earliest - timedelta(hours=1):%H:%M}" <= t <= max(named)]
         times = around or times
     return EVENT_ITEM.answer_model({**variables, "event_times": times})
+
+
+def _default_wake_options(variables: dict[str, Any]) -> list[str]:
+    """The wake-up times the default settings offer around ``usual_wake`` (the eval's cases
+    give none)."""
+    usual = time.fromisoformat(variables["usual_wake"])
+    return wake_times(usual, PlanSettings().wake_offsets_minutes)
 
 
 def _hours_named(text: str) -> list[str]:
