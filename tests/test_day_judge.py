@@ -184,7 +184,7 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
         ("reading", None),
         ("at the library", None),
         ("preparing food and drinks for the party", None),
-        ("washing, dressing and having breakfast at home", None),
+        ("showering, getting dressed and having breakfast at home", None),
         ("vlogging about her day", None),  # unknown to the lexicon, but -ing: a doing
     ],
 )
