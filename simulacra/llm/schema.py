@@ -80,7 +80,7 @@ def activity_phrase(
         str,
         Field(
             min_length=3,
-            max_length=len(lead) + _FIRST_WORD + 1 + rest,
+            max_length=len(lead) + _FIRST_WORD + 1 + 2 * rest,
             description=description,
             json_schema_extra={"pattern": pattern, LEAD: lead, STATED: max_length},
         ),
@@ -98,9 +98,11 @@ def _after_lead(phrase: str, rest: int) -> str:
 # with a letter and the schema's punctuation ("Klaus Mueller is s' {", both from runs). Then
 # no comma: an activity is one doing, and after a comma the 1.5B went on with a remark or a
 # list ("decorating the cafe, which takes 30 minutes", "reviewing the literature, analyzing
-# data, and synthes", party run of seed 2).
+# data, and synthes", party run of seed 2). A comma within a number stays: barred from it,
+# the 1.5B ended a step of Klaus's at "writing his 6" (seed 1j; "6,000 words", most likely).
+# A comma and its digit are one unit of the bound: a phrase may have twice the units' length.
 _FIRST_WORD = 16
-_ACTIVITY_CHAR = r'[^",\\\x00-\x1f\x7f]'
+_ACTIVITY_UNIT = r'([^",\\\x00-\x1f\x7f]|,[0-9])'  # a group: llama.cpp's converter has no "(?:"
 
 
 def _rest_length(max_length: int) -> int:
@@ -117,7 +119,7 @@ def _rest_length(max_length: int) -> int:
 
 def _activity_tail(max_length: int) -> str:
     rest = _rest_length(max_length)
-    return f"[a-z]{{2,{_FIRST_WORD}}}( {_ACTIVITY_CHAR}{{1,{rest}}})?$"
+    return f"[a-z]{{2,{_FIRST_WORD}}}( {_ACTIVITY_UNIT}{{1,{rest}}})?$"
 
 
 # A lead's characters that mean more in a pattern. Not re.escape: llama.cpp's converter copies
