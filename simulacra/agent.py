@@ -24,7 +24,13 @@ from pydantic import ValidationError
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
 from simulacra.cognition.decide import OptionKind, decide
-from simulacra.cognition.dialogue import PLANNING_NOTE, Line, next_line, remember_conversation
+from simulacra.cognition.dialogue import (
+    PLANNING_NOTE,
+    Line,
+    ends,
+    next_line,
+    remember_conversation,
+)
 from simulacra.cognition.interview import INTERVIEW
 from simulacra.cognition.interview import PHRASES as INTERVIEW_PHRASES
 from simulacra.cognition.summary import Summary
@@ -467,7 +473,7 @@ class GenerativeAgent:
         if partner is None:
             raise ValueError("name the partner of a conversation that has no line of theirs yet")
         answer = next_line(self, partner, lines, now=now, setting=setting)
-        utterance = Utterance(answer.says, answer.end)
+        utterance = Utterance(answer.says, ends(answer))
         if utterance.ends_conversation:
             remember_conversation(self, partner, [*lines, Line(self.name, utterance.text)], now)
         self._commit()

@@ -116,15 +116,16 @@ def decide(request: Request) -> dict:
 
 def respond(request: Request) -> dict:
     if who(request) == "Isabella Rodriguez":
-        return heard(request, {"says": f"Good to see you! {PARTY} Will you come?", "end": False})
-    return heard(request, {"says": "I'd love to come to your Valentine's Day party!", "end": True})
+        return line(request, f"Good to see you! {PARTY} Will you come?", end=False)
+    return line(request, "I'd love to come to your Valentine's Day party!", end=True)
 
 
-def heard(request: Request, answer: dict) -> dict:
-    """A reply (there is a line to answer) names what it heard first."""
-    if "heard" in request.schema["properties"]:
-        return {"heard": "what was said", **answer}
-    return answer
+def line(request: Request, says: str, *, end: bool) -> dict:
+    """A line, with what it heard first where there is one to answer, and whether it ends the
+    talk where a line may."""
+    offered = request.schema["properties"]
+    answer = {"heard": "what was said"} if "heard" in offered else {}
+    return {**answer, "says": says, **({"end": end} if "end" in offered else {})}
 
 
 def after_chat(request: Request) -> dict:

@@ -102,7 +102,7 @@ def test_react_carries_on_acts_or_speaks(build):
                     "minutes": 5,
                 },
             ],
-            "respond": {"says": "Good morning, Maria!", "end": False},
+            "respond": {"says": "Good morning, Maria!"},
         }
     )
     assert agent.react("the radio is playing").kind == "none"
@@ -124,7 +124,7 @@ def test_respond_stores_the_conversation_when_it_ends(build):
     agent, backend = build(
         {
             "respond": [
-                {"heard": "hello", "says": "Hi Maria! Are you coming to my party?", "end": False},
+                {"heard": "hello", "says": "Hi Maria! Are you coming to my party?"},
                 {"heard": "she is coming", "says": "See you there!", "end": True},
             ]
         }
@@ -230,11 +230,11 @@ def test_opening_an_empty_directory_explains_what_to_do(tmp_path):
 def test_a_conversation_ends_when_a_line_echoes_one_said_before(build, tmp_path):
     from simulacra.cognition.dialogue import converse
 
-    opening = {"says": "Hi Maria! Are you excited about Valentine's Day?", "end": False}
+    opening = {"says": "Hi Maria! Are you excited about Valentine's Day?"}
     isabella, _ = build({"respond": [opening]})
     # The same line but for a name: small models hand a greeting back.
     again = "Hi Isabella! Are you excited about Valentine's Day?"
-    echo = {"heard": "a greeting", "says": again, "end": False}
+    echo = {"heard": "a greeting", "says": again}
     maria, backend = build({"respond": [echo]}, directory=tmp_path / "maria")
     lines = converse(isabella, maria, now=T0, setting="at Hobbs Cafe", max_utterances=8)
     assert [line.text for line in lines] == [opening["says"]]  # the echo is not said
@@ -247,13 +247,13 @@ def test_a_conversation_ends_when_a_line_echoes_one_said_before(build, tmp_path)
 def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path):
     from simulacra.cognition.dialogue import converse
 
-    opening = {"says": "How about a Valentine's Day date? We can go together.", "end": False}
+    opening = {"says": "How about a Valentine's Day date? We can go together."}
     bye = {"heard": "a yes", "says": "Great, see you then!", "end": True}
     maria, _ = build({"respond": [opening, bye]})
     echo = {"heard": "a date", "says": "How about a Valentine's Day date? We can go together!"}
     answer = {"heard": "a date", "says": "I would love that, Maria. Where shall we go?"}
     klaus, backend = build(
-        {"respond": [{**echo, "end": False}, {**answer, "end": False}]},
+        {"respond": [echo, answer]},
         directory=tmp_path / "klaus",
     )
     lines = converse(maria, klaus, now=T0, setting="in the dorm", max_utterances=8)
@@ -329,15 +329,60 @@ def test_a_line_that_asks_a_long_question_again_is_an_echo():
     assert not _said_before("Thank you, Maria. See you there!", lines)  # short sentences
 
 
-def test_the_one_spoken_to_answers_an_opening_that_would_end_the_talk(build, tmp_path):
+def test_a_talk_can_end_from_its_third_line(build, tmp_path):
+    """An opening that ended the talk went unanswered, and replies that ended it were cut off
+    mid-sentence (party run of seed 1j): the first two lines are not offered the end."""
     from simulacra.cognition.dialogue import converse
 
-    opening = {"says": "How about a Valentine's Day date. We can go together.", "end": True}
-    maria, _ = build({"respond": [opening]})
-    answer = {"heard": "a date", "says": "I would love that, Maria.", "end": True}
-    klaus, backend = build({"respond": [answer]}, directory=tmp_path / "klaus")
+    opening = {"says": "How about a Valentine's Day date. We can go together."}
+    bye = {"heard": "a yes", "says": "Wonderful, see you then!", "end": True}
+    maria, maria_backend = build({"respond": [opening, bye]})
+    answer = {"heard": "a date", "says": "I would love that, Maria."}
+    klaus, klaus_backend = build({"respond": [answer]}, directory=tmp_path / "klaus")
     lines = converse(maria, klaus, now=T0, setting="in the dorm", max_utterances=8)
-    assert [line.text for line in lines] == [opening["says"], answer["says"]]
+    assert [line.text for line in lines] == [opening["says"], answer["says"], bye["says"]]
+    asked = [*maria_backend.calls("respond"), *klaus_backend.calls("respond")]
+    offered = ["end" in call.schema["properties"] for call in asked]
+    assert offered == [False, True, False]  # Maria's opening, her goodbye; Klaus's reply
+
+
+def test_an_opening_knows_of_a_talk_earlier_that_day(build):
+    from simulacra.cognition.dialogue import next_line, remember_conversation
+
+    agent, backend = build({"respond": {"says": "Hi Klaus! Come to my party?"}})
+    lines = [Line(agent.name, "Hi Klaus!"), Line("Klaus Mueller", "Hi! Sorry, must run.")]
+    for hours in (0, 9, 24):
+        if hours == 9:
+            remember_conversation(agent, "Klaus Mueller", lines, T0 + timedelta(hours=1))
+        next_line(agent, "Klaus Mueller", [], now=T0 + timedelta(hours=hours), setting="here")
+    talked = [call.variables["talked_at"] for call in backend.calls("respond")]
+    hour = f"{T0 + timedelta(hours=1):%H:%M}"
+    assert talked == ["", hour, ""]  # not before the talk, nor the next day
+    assert f"already talked today, at {hour}" in backend.calls("respond")[1].user
+
+
+def test_a_line_that_says_a_memo_again_is_asked_again(build):
+    """Party run of seed 1j: asked by Isabella about her party, Maria answered with her memo
+    of a talk with Klaus."""
+    from simulacra.cognition.dialogue import MEMO, next_line
+    from simulacra.memory import NewMemory
+
+    memo = "I feel happy about our talk, but I have a crush on Klaus Mueller and keep it quiet."
+    recital = {"heard": "a party", "says": memo}
+    answer = {"heard": "a party", "says": "I'd love to come! What time does it start?"}
+    agent, backend = build({"respond": [recital, answer]})
+    about = NewMemory(
+        f"{agent.name}'s memo about talking with Maria Lopez: {memo}",
+        Kind.REFLECTION,
+        subject=agent.name,
+        predicate=MEMO,
+        object="Maria Lopez",
+    )
+    agent.remember([about], T0)
+    asked = [Line("Maria Lopez", "Hello! Will you come to my party tomorrow?")]
+    got = next_line(agent, "Maria Lopez", asked, now=T0, setting="at the cafe")
+    assert got.says == answer["says"]
+    assert about.description in backend.calls("respond")[1].avoid
 
 
 def test_a_line_cut_by_its_bound_keeps_its_whole_sentences():
@@ -346,16 +391,16 @@ def test_a_line_cut_by_its_bound_keeps_its_whole_sentences():
     ReplyAnswer = utterance_for(history=["a line before"])  # noqa: N806 (a class)
 
     cut = "Maria Lopez: Hello Klaus! I remember our study sessions. It was so exciting to see a"
-    answer = ReplyAnswer(heard="a greeting", says=cut, end=False)
+    answer = ReplyAnswer(heard="a greeting", says=cut)
     assert answer.says == "Hello Klaus! I remember our study sessions."
-    assert ReplyAnswer(heard="hi", says="Sure, at 5 pm", end=False).says == "Sure, at 5 pm"
+    assert ReplyAnswer(heard="hi", says="Sure, at 5 pm").says == "Sure, at 5 pm"
 
 
 def test_a_new_line_draws_on_notes_about_earlier_talks_not_their_transcripts(build):
     from simulacra.cognition.dialogue import next_line
     from simulacra.memory import NewMemory
 
-    reply = {"heard": "a greeting", "says": "Hello again!", "end": False}
+    reply = {"heard": "a greeting", "says": "Hello again!"}
     agent, backend = build({"respond": [reply]})
     agent.remember(
         [

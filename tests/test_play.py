@@ -622,11 +622,11 @@ def test_when_the_resident_ends_the_conversation_it_is_kept_once(sim):
     me = Interactions(sim)
     me.enter("Ana")
     walk_over(sim, me, ISABELLA)
-    sim.model.completer.scripts["respond"] = {
-        "heard": "Ana asks for a minute",
-        "says": "Sorry, I must get back to work.",
-        "end": True,
-    }
+    sim.model.completer.scripts["respond"] = [
+        {"heard": "a greeting", "says": "Hello, Ana! What can I get you?"},
+        {"heard": "Ana asks for a minute", "says": "Sorry, I must get back to work.", "end": True},
+    ]
+    assert not me.say(ISABELLA, "Hello!").ended  # a reply to an opening does not end a talk
     got = me.say(ISABELLA, "Got a minute?")
     assert got.ended and sim.town.user.avatar.partner is None
     stream = sim.resident(ISABELLA).agent.stream

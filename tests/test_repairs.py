@@ -111,8 +111,8 @@ def test_a_line_asked_again_is_logged_as_refused(tmp_path, scripted, word_embedd
     from simulacra.cognition.dialogue import Line, next_line
 
     says = "How about a Valentine's Day date? We can go together!"
-    echo = {"heard": "a date", "says": says, "end": False}
-    fresh = {"heard": "a date", "says": "I would love that. Where shall we go?", "end": False}
+    echo = {"heard": "a date", "says": says}
+    fresh = {"heard": "a date", "says": "I would love that. Where shall we go?"}
     model = scripted({**SCRIPTS, "respond": [echo, fresh]}, log_dir=tmp_path)
     persona = Persona(name="Klaus Mueller", age=20, innate="curious", learned="a student")
     klaus = GenerativeAgent.create(

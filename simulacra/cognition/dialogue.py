@@ -40,6 +40,7 @@ class Line:
 
 
 PLANNING_NOTE = "notes for planning"  # predicate of a conversation's note, which plans read
+MEMO = "thinks about talking with"  # predicate of what a talk left its speaker feeling
 
 
 def planning_note(name: str, note: str, about: str, evidence: tuple[int, ...] = ()) -> NewMemory:
@@ -71,6 +72,7 @@ QUESTION_GOES_ON = rule("line.question_goes_on", "the end of a talk on a line th
 ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
 OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked again)")
 NAME_TWICE = rule("line.name_twice", 'one name said twice, "Maria and Maria Lopez" (asked again)')
+MEMO_SAID = rule("line.memo_said", "a memo of an earlier talk said aloud (asked again)")
 PARTNER_SPOKEN_OF = rule(
     "line.partner_spoken_of", 'the partner spoken of to their face, "with Klaus" (asked again)'
 )
@@ -132,20 +134,39 @@ def next_line(
     # Not earlier transcripts: small models recite an old line word for word. What a talk
     # meant is in the notes made after it.
     (memories,) = agent.retrieve([query], now, k, kinds=_NOT_TRANSCRIPTS)
+    # Nor a memo, in its own first person: asked by Isabella about her party, Maria answered
+    # with hers, "I feel happy and satisfied with our conversation, but I am also aware that I
+    # have a crush on Klaus Mueller" (party run of seed 1j).
+    memos = [m.record.description for m in memories if m.record.predicate == MEMO]
     # An echo is one unlucky sample, not the end of what there is to say: in a morning run
     # Klaus answered Maria's invitation with her own words, and another seed answers it.
     return ask_until(
         agent,
         RESPOND,
-        lambda answer: _fresh(answer.says, lines, agent.name, partner),
+        lambda answer: _fresh(answer.says, lines, agent.name, partner, memos),
         agent.settings.conversation.line_attempts,
-        avoid=[line.text for line in lines],
+        avoid=[line.text for line in lines] + memos,
         partner=partner,
         setting=setting,
         now=gametime.describe(now),
         memories=[m.record.description for m in memories],
         history=list(lines),
+        talked_at="" if lines else _talked_today(agent, partner, now),
     )
+
+
+def _talked_today(agent: Mind, partner: str, now: datetime) -> str:
+    """The hour of the agent's last talk with ``partner`` today, or "": Isabella greeted Klaus
+    as a stranger ("great to meet you. I'm Isabella Rodriguez") eight hours after she told him
+    of her party (party run of seed 1j)."""
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    notes = [n for n in agent.planning_notes(midnight) if n.object == partner]
+    return f"{notes[-1].created:%H:%M}" if notes else ""
+
+
+def ends(answer: Answer) -> bool:
+    """Whether a line ends its talk: the first two lines cannot (see respond.prompt.toml)."""
+    return bool(getattr(answer, "end", False))
 
 
 def converse(
@@ -164,19 +185,22 @@ def converse(
         if _said_before(answer.says, lines):
             break  # a model echoing a line with every seed has nothing more to say
         lines.append(Line(speaker.name, answer.says))
-        # An opening never ends a talk: in a morning run Maria asked Klaus out in her first
-        # line, marked it the end, and he never answered.
-        if answer.end and len(lines) > 1:
+        if ends(answer):
             break
         speaker, listener = listener, speaker
     return lines
 
 
-def _fresh(words: str, lines: Sequence[Line], speaker: str, partner: str) -> bool:
-    """A line worth saying: not one said before, not to the speaker themselves, and to the
-    partner as "you"."""
+def _fresh(
+    words: str, lines: Sequence[Line], speaker: str, partner: str, memos: Sequence[str] = ()
+) -> bool:
+    """A line worth saying: not one said before, nor a memo, not to the speaker themselves,
+    and to the partner as "you"."""
     if _said_before(words, lines):
         reject(ECHO, words)
+        return False
+    if _said_before(words, [Line(speaker, memo) for memo in memos]):
+        reject(MEMO_SAID, words)
         return False
     if _addresses_self(words, speaker):
         reject(OWN_NAME, words)
@@ -283,6 +307,9 @@ def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now:
             NewMemory(
                 PHRASES.text("memo", name=agent.name, partner=partner, memo=notes.memo),
                 Kind.REFLECTION,
+                subject=agent.name,
+                predicate=MEMO,
+                object=partner,
                 evidence=(chat_id,),
             ),
         ],
