@@ -166,19 +166,19 @@ def hhmm(text: str) -> str:
 
 
 def in_force(
-    outline: Sequence[str], hours: Sequence[str], routine: bool = False
+    outline: Sequence[str], hours: Sequence[str], routine: int = 0
 ) -> list[tuple[str, str]]:
     """Each hour ("07:00") with the item of a timed outline ("06:30 having breakfast") in force
     during it: the last one begun by the hour's end. Hours before the first item are left out.
 
-    With ``routine``, the first item is the morning routine and lasts only its own hour: in a
-    run, a plan that went from it to the evening kept a student washing until 18:00.
+    With ``routine``, the first item is the morning routine and lasts only that many hours: in
+    a run, a plan that went from it to the evening kept a student washing until 18:00.
     """
     pairs = []
     for hour in hours:
         now = ""
         for i, item in enumerate(outline):
-            lasts = not (i == 0 and routine and hour[:2] > item[:2])
+            lasts = not (i == 0 and routine and int(hour[:2]) >= int(item[:2]) + routine)
             if item[:5] <= f"{hour[:2]}:59" and lasts:
                 now = item[6:]
         if now:

@@ -48,10 +48,12 @@ def enum(request: Request, field: str) -> list:
 def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     wake = enum(request, "wake_up")
+    woken = wake[len(wake) // 2]  # the usual time, in the middle of the options
     answer = {
-        "wake_up": wake[len(wake) // 2],  # the usual time, in the middle of the options
+        "wake_up": woken,
         "morning": [
-            {"time": "07:00", "activity": "having breakfast"},
+            # In the hour after the wake-up's: the morning routine fills only its own hour.
+            {"time": f"{int(woken[:2]) + 1:02d}:00", "activity": "having breakfast"},
             {"time": "09:00", "activity": routine},
         ],
         "rest_of_day": [
@@ -74,7 +76,7 @@ def event_item(request: Request) -> dict:
 def schedule(request: Request) -> dict:
     hours = list(request.schema["properties"])
     routine = ROUTINE.get(who(request), "going about the day")
-    return {hour: ("having breakfast" if i == 0 else routine) for i, hour in enumerate(hours)}
+    return dict.fromkeys(hours, routine)  # the wake-up's hour, the morning routine, is not asked
 
 
 def decompose(request: Request) -> dict:

@@ -90,10 +90,11 @@ def test_an_activity_lead_is_written_by_the_grammar_and_left_out_of_the_answer(n
     assert re.fullmatch(node["pattern"], f"{lead}reading")
     assert not re.fullmatch(node["pattern"], f"{lead}decorating the cafe, which takes 30 minutes")
     assert re.fullmatch(node["pattern"], f"{lead}writing his 6,000-word paper")  # not a list
+    assert not re.fullmatch(node["pattern"], f"{lead}in the bathroom,20 minutes")  # a step's
     # The words after the first are bounded alone: "getting" leaves them as many as "at".
     assert re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 80}")  # the bound, at most
     assert not re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 81}")
-    numbers = f"{lead}{'a' * 16} {',1' * 80}"  # the longest the grammar can write
+    numbers = f"{lead}{'a' * 16} {'1,1' * 80}"  # the longest the grammar can write
     assert re.fullmatch(node["pattern"], numbers) and step.model_validate({"activity": numbers})
     longest = f"{lead}reorganizing {'b' * 80}"  # valid: the field's own bound lets it through
     assert step.model_validate({"activity": longest}).activity == longest.removeprefix(lead)

@@ -513,6 +513,30 @@ def test_the_first_waking_hour_is_the_morning_routine(agent):
     shown = request.variables
     in_force = planning.gametime.in_force(shown["outline"], shown["hours"], shown["routine"])
     assert ("06:00", routine) in in_force
+    # Its hour is not asked: asked, the 1.5B cut the routine to "showering", an hour of it.
+    assert "06:00" not in request.schema["properties"] and "07:00" in request.schema["properties"]
+    assert first.activity == routine and first.minutes == 60
+
+
+def test_the_morning_routine_fills_the_hour_before_the_next_item_too():
+    """Asked, the hour between the routine and work at 08:00 was "showering" again."""
+    hours = [f"{h:02d}:00" for h in range(6, 23)]
+
+    def filled(*items: str) -> int:
+        return planning._routine_hours([planning.PlanItem(i) for i in items], hours)
+
+    routine = "06:00 showering, getting dressed and having breakfast at home"
+    assert filled(routine, "08:00 working at Hobbs Cafe") == 2
+    assert filled(routine, "08:30 working at Hobbs Cafe") == 2
+    assert filled(routine, "07:00 opening the cafe") == 1
+    assert filled(routine, "11:30 writing at Hobbs Cafe") == 1  # the schedule fills the rest
+    assert filled(routine) == 1
+    shown = planning.gametime.in_force([routine, "08:00 working"], hours[:4], routine=2)
+    assert shown == [
+        ("06:00", routine[6:]),
+        ("07:00", routine[6:]),
+        *[(h, "working") for h in hours[2:4]],
+    ]
 
 
 def test_each_hour_is_given_the_plan_item_in_force_by_its_end():

@@ -285,21 +285,23 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     if bedtime <= wake:  # a bedtime after midnight
         bedtime = datetime.combine(today, time(23, 59))
     hours = [f"{h:02d}:00" for h in range(wake.hour, bedtime.hour + (bedtime.minute > 0))]
+    routine = _routine_hours(items, hours)
+    asked = hours[routine:]  # the morning routine's hours are not asked (see hourly_schedule)
     schedule = ask_until(
         agent,
         SCHEDULE,
-        lambda answer: _filled(answer, hours),
+        lambda answer: _filled(answer, asked),
         settings.schedule_attempts,
-        rank=lambda answer: -len(_empty_hours(answer, hours)),
+        rank=lambda answer: -len(_empty_hours(answer, asked)),
         today=gametime.day(midnight),
         wake=f"{wake:%H:%M}",
         bedtime=f"{bedtime:%H:%M}",
         hours=hours,
         outline=items,
-        routine=True,
+        routine=routine,
         habits=life.notes,
     )
-    activities = _with_empty_hours_filled(schedule, hours)
+    activities = [items[0].activity] * routine + _with_empty_hours_filled(schedule, asked)
     begun = _items_begun(items[1:], hours)  # the first, the morning routine, names no place
     blocks = _blocks(midnight, wake, bedtime, activities, begun)
     day = DayPlan(today, wake, bedtime, items, blocks, [i for i in event_items if i in items])
@@ -477,6 +479,16 @@ def with_morning_routine(items: list[str], wake: str, routine: str) -> list[Plan
         else:
             kept.append(i)
     return [PlanItem.at(wake, routine), *sorted(kept, key=lambda i: i.time)]
+
+
+def _routine_hours(items: list[PlanItem], hours: list[str]) -> int:
+    """How many of the first waking hours the morning routine fills: its own, and the next too
+    where the plan's next item begins after it. Asked, that hour between the routine and work
+    or class was "showering" again (Isabella up at 06:00 and at work at 08:00, Maria up at
+    07:30 and in class at 09:00; a morning run)."""
+    if len(items) > 1 and len(hours) > 2 and items[1].time[:2] == hours[2][:2]:
+        return 2
+    return 1
 
 
 def _ranked(

@@ -80,7 +80,7 @@ def activity_phrase(
         str,
         Field(
             min_length=3,
-            max_length=len(lead) + _FIRST_WORD + 1 + 2 * rest,
+            max_length=len(lead) + _FIRST_WORD + 1 + 3 * rest,
             description=description,
             json_schema_extra={"pattern": pattern, LEAD: lead, STATED: max_length},
         ),
@@ -100,9 +100,13 @@ def _after_lead(phrase: str, rest: int) -> str:
 # list ("decorating the cafe, which takes 30 minutes", "reviewing the literature, analyzing
 # data, and synthes", party run of seed 2). A comma within a number stays: barred from it,
 # the 1.5B ended a step of Klaus's at "writing his 6" (seed 1j; "6,000 words", most likely).
-# A comma and its digit are one unit of the bound: a phrase may have twice the units' length.
+# Within a number only: a comma before any digit let a step's minutes into its words ("in the
+# bathroom,20 minutes", a morning run). A digit, its comma and the next digit are one unit of
+# the bound: a phrase may have three times the units' length.
 _FIRST_WORD = 16
-_ACTIVITY_UNIT = r'([^",\\\x00-\x1f\x7f]|,[0-9])'  # a group: llama.cpp's converter has no "(?:"
+_ACTIVITY_UNIT = (
+    r'([^",\\\x00-\x1f\x7f]|[0-9],[0-9])'  # a group: llama.cpp's converter has no "(?:"
+)
 
 
 def _rest_length(max_length: int) -> int:
