@@ -539,6 +539,30 @@ def test_the_morning_routine_fills_the_hour_before_the_next_item_too():
     ]
 
 
+def test_a_wake_up_in_the_day_s_last_hour_asks_no_hourly_schedule(
+    tmp_path, scripted, word_embedder
+):
+    owl = GenerativeAgent.create(
+        tmp_path / "owl",
+        Persona(**{**PERSONA.model_dump(), "lifestyle": {"wake": "23:00", "sleep": "23:45"}}),
+        at=datetime.combine(DAY, time(5)),
+        settings=Settings(),
+        model=scripted(SCRIPTS),
+        embedder=word_embedder,
+    )
+    owl.model.completer.scripts["day_plan"] = lambda request: {
+        "wake_up": "23:00",
+        "morning": [{"time": "22:30", "activity": "sleeping in"}],  # before the wake-up: left out
+        "rest_of_day": [
+            {"time": t, "activity": a} for t, a in [("23:00", "reading"), ("23:30", "writing")] * 2
+        ],
+    }
+    plan = planning.plan_day(owl, DAY)
+    assert owl.model.completer.calls("hourly_schedule") == []
+    routine = planning.PHRASES.text("morning_routine")
+    assert [b.activity for b in plan.blocks if b.start.hour == 23][0] == routine
+
+
 def test_each_hour_is_given_the_plan_item_in_force_by_its_end():
     outline = ["07:30 washing", "09:00 classes", "12:30 lunch"]
     hours = ["06:00", "07:00", "08:00", "09:00", "12:00", "13:00"]

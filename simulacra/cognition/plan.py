@@ -287,21 +287,23 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     hours = [f"{h:02d}:00" for h in range(wake.hour, bedtime.hour + (bedtime.minute > 0))]
     routine = _routine_hours(items, hours)
     asked = hours[routine:]  # the morning routine's hours are not asked (see hourly_schedule)
-    schedule = ask_until(
-        agent,
-        SCHEDULE,
-        lambda answer: _filled(answer, asked),
-        settings.schedule_attempts,
-        rank=lambda answer: -len(_empty_hours(answer, asked)),
-        today=gametime.day(midnight),
-        wake=f"{wake:%H:%M}",
-        bedtime=f"{bedtime:%H:%M}",
-        hours=hours,
-        outline=items,
-        routine=routine,
-        habits=life.notes,
-    )
-    activities = [items[0].activity] * routine + _with_empty_hours_filled(schedule, asked)
+    activities = [items[0].activity] * routine
+    if asked:  # a wake-up in the day's last hour leaves nothing to ask
+        schedule = ask_until(
+            agent,
+            SCHEDULE,
+            lambda answer: _filled(answer, asked),
+            settings.schedule_attempts,
+            rank=lambda answer: -len(_empty_hours(answer, asked)),
+            today=gametime.day(midnight),
+            wake=f"{wake:%H:%M}",
+            bedtime=f"{bedtime:%H:%M}",
+            hours=hours,
+            outline=items,
+            routine=routine,
+            habits=life.notes,
+        )
+        activities += _with_empty_hours_filled(schedule, asked)
     begun = _items_begun(items[1:], hours)  # the first, the morning routine, names no place
     blocks = _blocks(midnight, wake, bedtime, activities, begun)
     day = DayPlan(today, wake, bedtime, items, blocks, [i for i in event_items if i in items])
