@@ -91,6 +91,7 @@ def test_an_activity_lead_is_written_by_the_grammar_and_left_out_of_the_answer(n
     assert not re.fullmatch(node["pattern"], f"{lead}decorating the cafe, which takes 30 minutes")
     assert re.fullmatch(node["pattern"], f"{lead}writing his 6,000-word paper")  # not a list
     assert not re.fullmatch(node["pattern"], f"{lead}in the bathroom,20 minutes")  # a step's
+    assert not re.fullmatch(node["pattern"], f"{lead}is **taking a shower**")  # no markdown
     # The words after the first are bounded alone: "getting" leaves them as many as "at".
     assert re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 80}")  # the bound, at most
     assert not re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 81}")

@@ -102,10 +102,11 @@ def _after_lead(phrase: str, rest: int) -> str:
 # the 1.5B ended a step of Klaus's at "writing his 6" (seed 1j; "6,000 words", most likely).
 # Within a number only: a comma before any digit let a step's minutes into its words ("in the
 # bathroom,20 minutes", a morning run). A digit, its comma and the next digit are one unit of
-# the bound: a phrase may have three times the units' length.
+# the bound: a phrase may have three times the units' length. No markdown's "*": a step began
+# "*" once its first word, a doubled "is", was tidied away (CI, stop 48).
 _FIRST_WORD = 16
 _ACTIVITY_UNIT = (
-    r'([^",\\\x00-\x1f\x7f]|[0-9],[0-9])'  # a group: llama.cpp's converter has no "(?:"
+    r'([^",*\\\x00-\x1f\x7f]|[0-9],[0-9])'  # a group: llama.cpp's converter has no "(?:"
 )
 
 
