@@ -265,17 +265,17 @@ def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path)
 
 
 def test_a_line_that_is_the_second_half_of_the_last_one_is_an_echo():
-    from simulacra.cognition.dialogue import Line, _said_before
+    from simulacra.cognition.dialogue import _said_before
 
     invitation = (
         "Hello Klaus Mueller! I'm studying for a physics exam and I was wondering if you could "
         "meet me at Hobbs Cafe on Valentine's Day. It would be a great opportunity to catch up."
     )
-    lines = [Line("Maria Lopez", invitation)]
+    said = [invitation]
     half = invitation[invitation.index("could") :]
-    assert _said_before(half, lines)  # the morning run's answer
-    assert not _said_before("I would love to meet you at Hobbs Cafe on Valentine's Day!", lines)
-    assert not _said_before("On Valentine's Day.", lines)  # short: a plain answer
+    assert _said_before(half, said)  # the morning run's answer
+    assert not _said_before("I would love to meet you at Hobbs Cafe on Valentine's Day!", said)
+    assert not _said_before("On Valentine's Day.", said)  # short: a plain answer
 
 
 def test_a_line_that_calls_its_own_speaker_by_name_is_told_apart():
@@ -319,14 +319,14 @@ def test_a_line_that_speaks_of_its_listener_is_told_apart():
 def test_a_line_that_asks_a_long_question_again_is_an_echo():
     """A morning run went on for three lines of "Could you please give me some tips on
     studying?" behind new greetings."""
-    from simulacra.cognition.dialogue import Line, _said_before
+    from simulacra.cognition.dialogue import _said_before
 
     asked = "I appreciate your help, Maria. Could you please give me some tips on studying?"
-    lines = [Line("Klaus Mueller", asked)]
+    said = [asked]
     again = "I'm studying physics. Could you please give me some tips on studying?"
-    assert _said_before(again, lines)
-    assert not _said_before("Sure! Could you tell me what you study? I study physics.", lines)
-    assert not _said_before("Thank you, Maria. See you there!", lines)  # short sentences
+    assert _said_before(again, said)
+    assert not _said_before("Sure! Could you tell me what you study? I study physics.", said)
+    assert not _said_before("Thank you, Maria. See you there!", said)  # short sentences
 
 
 def test_a_talk_can_end_from_its_third_line(build, tmp_path):

@@ -9,7 +9,7 @@ import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any
 
 from pydantic import ValidationInfo, field_validator
@@ -159,8 +159,7 @@ def _talked_today(agent: Mind, partner: str, now: datetime) -> str:
     """The hour of the agent's last talk with ``partner`` today, or "": Isabella greeted Klaus
     as a stranger ("great to meet you. I'm Isabella Rodriguez") eight hours after she told him
     of her party (party run of seed 1j)."""
-    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    notes = [n for n in agent.planning_notes(midnight) if n.object == partner]
+    notes = [n for n in agent.planning_notes(datetime.combine(now, time())) if n.object == partner]
     return f"{notes[-1].created:%H:%M}" if notes else ""
 
 
@@ -182,7 +181,7 @@ def converse(
     speaker, listener = initiator, partner
     while len(lines) < max_utterances:
         answer = next_line(speaker, listener.name, lines, now=now, setting=setting)
-        if _said_before(answer.says, lines):
+        if _said_before(answer.says, [line.text for line in lines]):
             break  # a model echoing a line with every seed has nothing more to say
         lines.append(Line(speaker.name, answer.says))
         if ends(answer):
@@ -192,14 +191,14 @@ def converse(
 
 
 def _fresh(
-    words: str, lines: Sequence[Line], speaker: str, partner: str, memos: Sequence[str] = ()
+    words: str, lines: Sequence[Line], speaker: str, partner: str, memos: Sequence[str]
 ) -> bool:
     """A line worth saying: not one said before, nor a memo, not to the speaker themselves,
     and to the partner as "you"."""
-    if _said_before(words, lines):
+    if _said_before(words, [line.text for line in lines]):
         reject(ECHO, words)
         return False
-    if _said_before(words, [Line(speaker, memo) for memo in memos]):
+    if _said_before(words, memos):
         reject(MEMO_SAID, words)
         return False
     if _addresses_self(words, speaker):
@@ -246,7 +245,7 @@ def _one_name_twice(words: str) -> bool:
 _ECHO_PIECE = 40
 
 
-def _said_before(words: str, lines: Sequence[Line]) -> bool:
+def _said_before(words: str, texts: Sequence[str]) -> bool:
     """The same line again, all but a name ("Hello Klaus! ..." to "Hello Maria! ..."), a
     long piece of one, or a long sentence of one: in morning runs Klaus answered Maria's
     invitation with its second half ("could meet me at Hobbs Cafe on Valentine's Day. It
@@ -259,8 +258,8 @@ def _said_before(words: str, lines: Sequence[Line]) -> bool:
     said = bare(words)
     sentences = [bare(s) for s in re.split(r"(?<=[.!?])\s+", words)]
     long_ones = [s for s in sentences if len(s) >= _ECHO_PIECE]
-    for line in lines:
-        before = bare(line.text)
+    for text in texts:
+        before = bare(text)
         if any(sentence in before for sentence in long_ones):
             return True
         match = difflib.SequenceMatcher(None, said, before, autojunk=False)
