@@ -275,6 +275,10 @@ def test_prompt_and_schema_text():
     assert wording.prompt_text('{"activity": "reading"}') is not None
     assert wording.prompt_text("what they do in this step") is not None
     assert wording.prompt_text("Here's the plan: we meet at 5") is None
+    # the preamble's instruction, in the resident's person (bench_town, stop 49)
+    assert wording.prompt_text("staying true to who she is and to what she remembers")
+    assert wording.prompt_text("staying true to her friends") is None
+    assert wording.prompt_text("living an everyday life in Smallville") is None
 
 
 def test_a_bad_vocabulary_is_a_one_line_error(tmp_path, monkeypatch):

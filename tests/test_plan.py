@@ -337,6 +337,16 @@ def test_an_item_of_nothing_to_do_is_left_out_and_the_one_before_goes_on(agent):
     assert not [i for i in plan.outline if i.time in ("15:00", "16:00")]
 
 
+def test_an_item_in_the_preamble_s_words_is_left_out(agent):
+    """bench_town (stop 49): Isabella's evening from 19:00 to 23:00 was "staying true to who
+    she is and to what she remembers", the preamble's instruction in her person."""
+    plans_also(
+        agent, {"time": "19:00", "activity": "staying true to who she is and to what she remembers"}
+    )
+    plan = planning.plan_day(agent, DAY)
+    assert not [i for i in plan.outline if i.time == "19:00"]
+
+
 def test_a_meal_planned_at_another_meal_s_hour_is_left_out(agent):
     """A morning run's plan had Klaus "having breakfast" at 15:00 and "having lunch" at 17:00."""
     plans_also(

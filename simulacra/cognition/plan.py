@@ -24,7 +24,7 @@ from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.repairs import reject, repair, rule
 from simulacra.llm.schema import Answer
-from simulacra.llm.templates import template_beside
+from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
 
@@ -350,6 +350,7 @@ def _event_item(
 
 
 EMPTY_ITEM = rule("plan.empty_item", 'an item of nothing to do ("none")')
+PREAMBLE_ITEM = rule("plan.preamble_item", "an item in the words of the prompts' preamble")
 OTHER_DAY = rule("plan.other_day", "an item that names another date (an event copied into today)")
 MEAL_OFF_HOUR = rule("plan.meal_off_hour", "a meal planned at another meal's hour")
 EVENT_HOUR = rule("plan.event_hour", "another item within the hours of one of today's events")
@@ -428,6 +429,8 @@ def _outline(
         # "none" is how a small model fills a slot it has nothing for.
         if _is_nothing(i.activity):
             dropped[n] = EMPTY_ITEM
+        elif echoes_preamble(i.activity):
+            dropped[n] = PREAMBLE_ITEM
         elif n >= len(events) and any(
             e.time <= i.time < end or i.time == e.time for e, end in events
         ):

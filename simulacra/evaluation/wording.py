@@ -57,11 +57,16 @@ def _schema_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def prompt_text(text: str) -> str | None:
     """The prompt's or the answer schema's own words: "at most 60 chars}", "wake_up",
-    '"activity":', "what they do in this step"."""
+    '"activity":', "what they do in this step", and the preamble's instructions ("staying
+    true to who she is and to what she remembers")."""
+    from simulacra.llm.templates import echoes_preamble
+
     t = plain(text)
     for mark in vocabulary().prompt.marks:
         if found := re.search(mark, t):
             return f"prompt text {found.group(0)!r}"
+    if echoes_preamble(t):
+        return "the preamble's instructions"
     names, descriptions = _schema_words()
     for name in names:
         snake = "_" in name and re.search(rf"\b{name}\b", t)

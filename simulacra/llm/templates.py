@@ -14,6 +14,7 @@ the stable prefix llama.cpp keeps in its KV cache between calls.
 from __future__ import annotations
 
 import importlib
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -52,6 +53,42 @@ _env = jinja2.Environment(
 _env.filters["mark_dates"] = gametime.mark_dates
 _env.filters["hhmm"] = gametime.hhmm
 _env.filters["in_force"] = gametime.in_force
+
+
+# Who is spoken of, and "to be", read alike: the preamble says "who they are", a plan wrote
+# "staying true to who she is and to what she remembers" as Isabella's evening (bench_town).
+_ANYONE = {"i", "you", "he", "she", "they", "me", "him", "her", "them", "his", "their", "my"}
+_TO_BE = {"is", "are", "am", "was", "were", "be", "being"}
+PREAMBLE_RUN = 5  # words in a row shared with the preamble that are its words, not a doing's
+
+
+def _stems(text: str) -> list[str]:
+    words = re.findall(r"[a-z]+", text.lower())
+    stems = []
+    for w in words:
+        if w in _ANYONE:
+            w = "*"
+        elif w in _TO_BE:
+            w = "be"
+        elif w.endswith("ing") and len(w) > 5:
+            w = w[:-3]
+        elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+            w = w[:-1]
+        stems.append(w)
+    return stems
+
+
+def _runs(stems: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(stems[i : i + PREAMBLE_RUN]) for i in range(len(stems) - PREAMBLE_RUN + 1)}
+
+
+_PREAMBLE_RUNS = _runs(_stems(PREAMBLE))
+
+
+def echoes_preamble(text: str) -> bool:
+    """Whether ``text`` says the shared preamble's instructions again, in any person and
+    tense: the model's own instructions shown as what someone does or says."""
+    return not _runs(_stems(text)).isdisjoint(_PREAMBLE_RUNS)
 
 
 def system_text(identity: str) -> str:
