@@ -59,3 +59,34 @@ def test_an_activity_placed_before_goes_there_again_without_a_call(
     for n in range(PLACED_KEPT + 5):
         place(f"serving coffee number {n}")
     assert len(known) == PLACED_KEPT
+
+
+def test_the_building_every_place_is_in_is_not_said_to_the_model(tmp_path, scripted, word_embedder):
+    """bench_town (stop 49): "having breakfast at home", placed from Maria's room among the
+    dorm's places, went to her bed, its kind of place "bedroom" in 5 of 5 samples; "having
+    breakfast" went to the kitchen. The places already say which building."""
+    model = scripted(SCRIPTS)
+    persona = Persona(name="Maria Lopez", age=21, innate="curious", learned="a student")
+    agent = GenerativeAgent.create(
+        tmp_path / "m",
+        persona,
+        at=datetime(2023, 2, 13, 7),
+        model=model,
+        settings=Settings(),
+        embedder=word_embedder,
+    )
+    dorm = ["Dorm: kitchen: kitchen table", "Dorm: Maria Lopez's room: bed"]
+    place_action(
+        agent,
+        now="Monday February 13, 2023, 08:10",
+        here="Dorm: Maria Lopez's room",
+        activity="having breakfast at home",
+        purpose="showering, getting dressed and having breakfast in the Dorm",
+        minutes=20,
+        places=dorm,
+        notes={},
+        settled=("Dorm", "home"),
+    )
+    (asked,) = model.completer.calls("act")
+    assert asked.variables["activity"] == "having breakfast"
+    assert asked.variables["purpose"] == "showering, getting dressed and having breakfast"
