@@ -426,6 +426,26 @@ def test_an_hour_written_as_nothing_is_asked_again_then_begins_the_next_early(ag
     )
 
 
+def test_an_hour_of_sleep_before_waking_hours_is_asked_again(agent):
+    """bench_town (stop 49): Klaus "sleeping" from 09:00 to 10:00, between two hours of
+    reading, two hours after he woke. Sleep at the day's end stays."""
+    script = agent.model.completer.scripts["hourly_schedule"]
+
+    def with_a_nap(request):
+        return {**script(request), "09:00": "sleeping", "22:00": "sleeping"}
+
+    agent.model.completer.scripts["hourly_schedule"] = with_a_nap
+    plan = planning.plan_day(agent, DAY)
+    first, second = agent.model.completer.calls("hourly_schedule")
+    assert first.seed != second.seed
+
+    def at(hhmm):
+        return plan.block_at(datetime.combine(DAY, time.fromisoformat(hhmm))).activity
+
+    assert at("09:30") == at("10:30") != "sleeping"
+    assert at("22:30") == "sleeping"
+
+
 def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
     """In the eval the 1.5B wrote "working at Hobbs Cafe" at seven times of the day."""
     script = agent.model.completer.scripts["day_plan"]

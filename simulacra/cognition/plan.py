@@ -22,7 +22,7 @@ from simulacra.cognition.dialogue import planning_note
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.repairs import reject, repair, rule
+from simulacra.llm.repairs import Rule, reject, repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
@@ -359,6 +359,7 @@ BEFORE_WAKE = rule("plan.before_wake", "an item before the wake-up (the model's 
 AT_WAKE = rule("plan.at_wake", "an item at the minute of waking, moved an hour on")
 UNUSABLE = rule("plan.unusable", "a plan that starts late or repeats itself (asked again)")
 EMPTY_HOUR = rule("plan.empty_hour", 'an hour written as nothing to do ("nothing")')
+DAYTIME_SLEEP = rule("plan.daytime_sleep", "an hour of sleep with a waking hour after it")
 
 
 def _is_nothing(activity: str) -> bool:
@@ -370,18 +371,37 @@ def _is_nothing(activity: str) -> bool:
     return activity.strip().lower().split(" ", 1)[0] in ("", "nothing", "none", "no", "not", "n/a")
 
 
-def _empty_hours(schedule: Answer, hours: list[str]) -> list[str]:
-    """The hours written as nothing to do, each as "HH:MM what was written"."""
+def _empty(activities: list[str]) -> list[Rule | None]:
+    """Per hour, why it has nothing to do, or None: written as nothing, or as sleep with a
+    waking hour after it (Klaus "sleeping" from 09:00 to 10:00, two hours after his wake-up
+    and before an hour of reading; bench_town, stop 49)."""
+    why: list[Rule | None] = [EMPTY_HOUR if _is_nothing(a) else None for a in activities]
+    awake_later = False
+    for n in reversed(range(len(activities))):
+        asleep = is_sleeping(activities[n].strip().lower())
+        if why[n] is None and asleep and awake_later:
+            why[n] = DAYTIME_SLEEP
+        awake_later = awake_later or (why[n] is None and not asleep)
+    return why
+
+
+def _empty_hours(schedule: Answer, hours: list[str]) -> list[tuple[Rule, str]]:
+    """The hours with nothing to do, each with why and as "HH:MM what was written"."""
     by_hour = schedule.model_dump(by_alias=True)
-    return [f"{hour} {by_hour[hour]}" for hour in hours if _is_nothing(by_hour[hour])]
+    activities = [by_hour[hour] for hour in hours]
+    return [
+        (why, f"{hour} {activity}")
+        for hour, activity, why in zip(hours, activities, _empty(activities), strict=True)
+        if why is not None
+    ]
 
 
 def _filled(schedule: Answer, hours: list[str]) -> bool:
     """Whether every hour of the schedule has something to do; run while the answer is
     parsed (see ask_until), so each empty hour is logged with the call that wrote it."""
     empty = _empty_hours(schedule, hours)
-    for hour in empty:
-        reject(EMPTY_HOUR, hour)
+    for why, hour in empty:
+        reject(why, hour)
     return not empty
 
 
@@ -391,12 +411,13 @@ def _with_empty_hours_filled(schedule: Answer, hours: list[str]) -> list[str]:
     one before it goes on."""
     by_hour = schedule.model_dump(by_alias=True)
     activities = [by_hour[hour] for hour in hours]
+    empty = [why is not None for why in _empty(activities)]
     for n in reversed(range(len(activities) - 1)):
-        if _is_nothing(activities[n]) and not _is_nothing(activities[n + 1]):
-            activities[n] = activities[n + 1]
+        if empty[n] and not empty[n + 1]:
+            activities[n], empty[n] = activities[n + 1], False
     for n in range(1, len(activities)):
-        if _is_nothing(activities[n]) and not _is_nothing(activities[n - 1]):
-            activities[n] = activities[n - 1]
+        if empty[n] and not empty[n - 1]:
+            activities[n], empty[n] = activities[n - 1], False
     return activities
 
 
