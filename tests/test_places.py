@@ -82,6 +82,23 @@ def test_the_building_a_step_names_is_where_it_goes(words, named):
     assert _buildings_named(words, known) == named
 
 
+def test_at_home_names_the_resident_s_home():
+    """README run (stop 49): the morning routine, "… having breakfast at home", placed after a
+    talk in the dorm's kitchen, was offered the college's coffee urn and breakfast was had
+    there."""
+    from simulacra.sim.places import _buildings_named
+
+    dorm = "Dorm for Oak Hill College"
+    known = [f"{dorm}: kitchen: kitchen table", "Oak Hill College: student lounge: coffee urn"]
+    routine = "showering, getting dressed and having breakfast at home"
+    assert _buildings_named(routine, known, dorm) == {dorm}
+    assert _buildings_named("reading at her home", known, dorm) == {dorm}
+    assert _buildings_named("walking home from the student lounge", known, dorm) == {
+        "Oak Hill College"
+    }
+    assert _buildings_named(routine, known[1:], dorm) == set()  # a home not known
+
+
 def test_a_plan_item_names_the_longest_building_it_says():
     from simulacra.sim.places import _buildings_named
 

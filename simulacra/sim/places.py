@@ -79,8 +79,9 @@ class PlaceChooser:
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
-        said = _buildings_named(activity, known)  # also always offered, below
-        for named in (said, *(_buildings_named(words, known) for words in context)):
+        home = split_address(r.persona.home)[0]
+        said = _buildings_named(activity, known, home)  # also always offered, below
+        for named in (said, *(_buildings_named(words, known, home) for words in context)):
             if named:
                 # Two buildings named ("from the library to Hobbs Cafe"): none is the one.
                 within = next(iter(named)) if len(named) == 1 else None
@@ -95,7 +96,6 @@ class PlaceChooser:
             self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
         query = self.embedder.embed_one(activity)
         room = f"{here.sector}: {here.arena}" if here.arena else None
-        home = split_address(r.persona.home)[0]
         work = split_address(r.persona.workplace or "")[0]
 
         def score(place: str) -> float:
@@ -127,12 +127,20 @@ class PlaceChooser:
         return Candidates(sorted(chosen), notes)
 
 
-def _buildings_named(text: str, known: list[str]) -> set[str]:
+def _buildings_named(text: str, known: list[str], home: str = "") -> set[str]:
     """The buildings ``text`` names, by name or by a room only that building has: a party run
     had Klaus "walking to the library" at the dorm's kitchen table and "sitting at Hobbs Cafe
     and drinking coffee" among the library's bookshelves, his block's building. A room many
-    buildings have ("kitchen") names none of them."""
+    buildings have ("kitchen") names none of them. "At home" names ``home``: the morning
+    routine "… having breakfast at home", placed after a talk in the dorm's kitchen, was
+    offered the college's coffee urn and had breakfast there (README run, stop 49)."""
     text = text.lower()
+    at_home = re.search(r"\b(?:at|in)\s+(?:(?:her|his|their)\s+)?home\b", text)
+    if home and at_home and any(split_address(p)[0] == home for p in known):
+        named = {home}
+        text = text.replace(at_home.group(0), " ")
+    else:
+        named = set()
     sectors: dict[str, str] = {}  # lower-case name -> name
     arenas: dict[str, set[str]] = {}  # lower-case room -> the buildings that have one
     for place in known:
@@ -140,7 +148,6 @@ def _buildings_named(text: str, known: list[str]) -> set[str]:
         sectors[sector.lower()] = sector
         if rest:
             arenas.setdefault(rest[0].lower(), set()).add(sector)
-    named = set()
     # Longest first, each said taken out: "the Dorm for Oak Hill College" names no college.
     for low in sorted(sectors, key=len, reverse=True):
         if _said(low, text):
