@@ -12,20 +12,24 @@ from simulacra.cognition.act import PLACED_KEPT, place_action
 PLACES = ["Hobbs Cafe: cafe: cafe counter", "Hobbs Cafe: cafe: cafe tables"]
 
 
+def _agent(path, model, embedder, persona):
+    return GenerativeAgent.create(
+        path,
+        persona,
+        at=datetime(2023, 2, 13, 7),
+        model=model,
+        settings=Settings(),
+        embedder=embedder,
+    )
+
+
 def test_an_activity_placed_before_goes_there_again_without_a_call(
     tmp_path, scripted, word_embedder
 ):
     """A party run's residents placed 35 of 199 actions where they had placed them before."""
     model = scripted(SCRIPTS)
     persona = Persona(name="Isabella Rodriguez", age=34, innate="friendly", learned="runs a cafe")
-    agent = GenerativeAgent.create(
-        tmp_path / "a",
-        persona,
-        at=datetime(2023, 2, 13, 7),
-        model=model,
-        settings=Settings(),
-        embedder=word_embedder,
-    )
+    agent = _agent(tmp_path / "a", model, word_embedder, persona)
     known = {}
 
     def place(activity: str, purpose: str = "working at the cafe", places=PLACES):
@@ -67,14 +71,7 @@ def test_the_building_every_place_is_in_is_not_said_to_the_model(tmp_path, scrip
     breakfast" went to the kitchen. The places already say which building."""
     model = scripted(SCRIPTS)
     persona = Persona(name="Maria Lopez", age=21, innate="curious", learned="a student")
-    agent = GenerativeAgent.create(
-        tmp_path / "m",
-        persona,
-        at=datetime(2023, 2, 13, 7),
-        model=model,
-        settings=Settings(),
-        embedder=word_embedder,
-    )
+    agent = _agent(tmp_path / "m", model, word_embedder, persona)
     dorm = ["Dorm: kitchen: kitchen table", "Dorm: Maria Lopez's room: bed"]
     place_action(
         agent,

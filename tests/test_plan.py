@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
+from functools import partial
 
 import pytest
 from scripted_town import SCRIPTS, enum
@@ -414,8 +415,7 @@ def test_an_hour_written_as_nothing_is_asked_again_then_begins_the_next_early(ag
     first, second = agent.model.completer.calls("hourly_schedule")
     assert first.seed != second.seed
 
-    def at(hhmm):
-        return plan.block_at(datetime.combine(DAY, time.fromisoformat(hhmm))).activity
+    at = partial(_activity_at, plan)
 
     assert (
         at("07:30")
@@ -439,8 +439,7 @@ def test_an_hour_of_sleep_before_waking_hours_is_asked_again(agent):
     first, second = agent.model.completer.calls("hourly_schedule")
     assert first.seed != second.seed
 
-    def at(hhmm):
-        return plan.block_at(datetime.combine(DAY, time.fromisoformat(hhmm))).activity
+    at = partial(_activity_at, plan)
 
     assert at("09:30") == at("10:30") != "sleeping"
     assert at("22:30") == "sleeping"
@@ -616,3 +615,7 @@ def test_the_morning_routine_lasts_its_hour_in_the_hourly_schedule():
     assert "- 07:00: washing" in user and "- 08:00:" not in user and "- 17:00: serving" in user
     assert "From 08:00 to 17:00 the plan is open" in user
     assert "- 08:00: washing" in planning.SCHEDULE.render(**variables).user  # not a routine
+
+
+def _activity_at(plan, hhmm):
+    return plan.block_at(datetime.combine(DAY, time.fromisoformat(hhmm))).activity
