@@ -62,3 +62,14 @@ def test_arenas_and_sectors_resolve_too(world):
     assert world.phrase("Lin family's house: Eddy Lin's bedroom") == (
         "Eddy Lin's bedroom at Lin family's house"
     )
+
+
+def test_where_said_finds_the_words_that_place_a_doing():
+    from simulacra.world.names import where_said
+
+    at_home = where_said(["home"])
+    assert at_home.search("having breakfast at home")
+    assert at_home.search("reading in her home")
+    assert not at_home.search("walking home from the library")
+    dorm = where_said(["Dorm for Oak Hill College", "home"])
+    assert dorm.sub("", "resting in the dorm for Oak Hill College") == "resting"

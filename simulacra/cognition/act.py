@@ -11,7 +11,6 @@ in the place's prompt the 1.5B placed worse (stop 41, scripts/results/prompt-tun
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -22,6 +21,7 @@ from simulacra.cognition.emoji import NAMES, emoji
 from simulacra.interfaces import Mind
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
+from simulacra.world.names import where_said
 from simulacra.world.tree import split_address
 
 ACT = template_beside(__file__, "act")
@@ -102,9 +102,7 @@ def _unsaid(text: str, buildings: Sequence[str]) -> str:
     """``text`` without "at home", "in the Dorm", ... for the ``buildings``."""
     if not buildings or not text:
         return text
-    names = "|".join(re.escape(b) for b in buildings)
-    pattern = rf"\s*\b(?:at|in)\s+(?:(?:the|her|his|their)\s+)?(?:{names})\b"
-    left = re.sub(pattern, "", text, flags=re.IGNORECASE).strip()
+    left = where_said(buildings).sub("", text).strip()
     return left or text
 
 

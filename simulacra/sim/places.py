@@ -14,6 +14,7 @@ from simulacra.settings import PlanSettings
 from simulacra.sim.resident import Resident
 from simulacra.world import ResidentPersona, World
 from simulacra.world.grid import Tile
+from simulacra.world.names import where_said
 from simulacra.world.tree import Arena, GameObject, split_address
 
 PHRASES = phrases_beside(__file__, "places")
@@ -25,6 +26,9 @@ class Candidates:
 
     places: list[str]
     notes: dict[str, str]  # place -> whether it is home or work, and whether they are there
+    # What the one building every place is in is called, "home" too where it is the agent's:
+    # said in the activity, it names a kind of place (see ``place_action``).
+    settled: tuple[str, ...] = ()
 
 
 class PlaceChooser:
@@ -90,7 +94,8 @@ class PlaceChooser:
             known = [p for p in known if split_address(p)[0] == within] or known
         here = self.world.place_at(tile)
         if not known:
-            return Candidates([here.address or r.persona.home], {})
+            only = here.address or r.persona.home
+            return Candidates([only], {}, _settled([only], home))
         missing = [p for p in known if p not in self._vectors]
         if missing:
             self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
@@ -124,7 +129,15 @@ class PlaceChooser:
                 notes[place] = PHRASES.text("note", home=at_home, work=at_work, here=now_here)
         # In a fixed order, not by score: the steps of one block are offered the same places,
         # and the same list is a prefix the KV cache keeps between an agent's calls.
-        return Candidates(sorted(chosen), notes)
+        return Candidates(sorted(chosen), notes, _settled(chosen, home))
+
+
+def _settled(places: list[str], home: str) -> tuple[str, ...]:
+    buildings = {split_address(p)[0] for p in places}
+    if len(buildings) != 1:
+        return ()
+    (building,) = buildings
+    return (building, "home") if building == home else (building,)
 
 
 def _buildings_named(text: str, known: list[str], home: str = "") -> set[str]:
@@ -135,7 +148,7 @@ def _buildings_named(text: str, known: list[str], home: str = "") -> set[str]:
     routine "… having breakfast at home", placed after a talk in the dorm's kitchen, was
     offered the college's coffee urn and had breakfast there (README run, stop 49)."""
     text = text.lower()
-    at_home = re.search(r"\b(?:at|in)\s+(?:(?:her|his|their)\s+)?home\b", text)
+    at_home = where_said(["home"]).search(text)
     if home and at_home and any(split_address(p)[0] == home for p in known):
         named = {home}
         text = text.replace(at_home.group(0), " ")

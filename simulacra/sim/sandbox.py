@@ -16,7 +16,7 @@ from simulacra.llm.phrases import phrases_beside
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
 from simulacra.sim.resident import Action, Resident
 from simulacra.world import World, WorldState
-from simulacra.world.tree import IDLE, GameObject, split_address
+from simulacra.world.tree import IDLE, GameObject
 
 PHRASES = phrases_beside(__file__, "town")
 
@@ -69,7 +69,7 @@ class Sandbox:
                 places=options.places,
                 notes=options.notes,
                 known=r.placed,
-                settled=_one_building(options.places, r.persona.home),
+                settled=options.settled,
             )
             # The event's triple is the world's own ("is", activity): the model's verb and
             # object cost a third of the event's tokens, and nothing read them but the triple.
@@ -174,12 +174,3 @@ class Sandbox:
         if r.using is not None:
             self.state.reset_object_state(r.using)
             r.using = None
-
-
-def _one_building(places: list[str], home: str) -> tuple[str, ...]:
-    """What the one building all ``places`` are in is called: its name, and "home" if it is."""
-    buildings = {split_address(p)[0] for p in places}
-    if len(buildings) != 1:
-        return ()
-    (building,) = buildings
-    return (building, "home") if building == split_address(home)[0] else (building,)

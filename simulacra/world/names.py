@@ -17,6 +17,15 @@ _FILLER = {"the", "a", "an", "in", "of", "at", "on", "by", "s"}
 _SHOWN = 5
 
 
+def where_said(names: Sequence[str]) -> re.Pattern[str]:
+    """Words that say where something is done, for any of ``names``: "at home", "in the Dorm
+    for Oak Hill College", "at her home"."""
+    alternatives = "|".join(re.escape(n) for n in names)
+    return re.compile(
+        rf"\s*\b(?:at|in)\s+(?:(?:the|her|his|their)\s+)?(?:{alternatives})\b", re.IGNORECASE
+    )
+
+
 def words(text: str) -> set[str]:
     """Content words, lower-case, with possessives and filler dropped."""
     text = text.lower().replace("\u2019", "'")
