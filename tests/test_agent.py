@@ -310,6 +310,8 @@ def test_a_line_that_speaks_of_its_listener_is_told_apart():
     assert _speaks_of("I'm excited about the event with Klaus tomorrow at 8 pm.", klaus)
     assert _speaks_of("Klaus's paper sounds great.", klaus)
     assert _speaks_of("I hope Klaus is coming.", klaus)
+    assert _speaks_of("I have a secret crush on Klaus Mueller!", klaus)
+    assert _speaks_of("I've been thinking of Klaus all day.", klaus)
     assert not _speaks_of("Klaus, are you coming to the party?", klaus)
     assert not _speaks_of("Thanks, Klaus. See you there!", klaus)
     assert not _speaks_of("Would you like to come with me, Klaus?", klaus)

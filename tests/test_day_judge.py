@@ -152,6 +152,7 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
         ("Isabella Rodriguez", "Of course. Maria is always welcome at Hobbs Cafe."),
         ("Maria Lopez", "As an AI language model, I cannot attend parties."),
         ("Isabella Rodriguez", "See you there, Maria."),
+        ("Maria Lopez", "Everyone at the dorm is so fond of Isabella. Bye!"),
     )
     day.says(
         at(13, "10:30"),
@@ -164,6 +165,7 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
         "Of course. Maria is always welcome at Hobbs Cafe.",
         "As an AI language model, I cannot attend parties.",
         "I have been reading about gentrification in the library too.",
+        "Everyone at the dorm is so fond of Isabella. Bye!",
     }
     assert "speaks of Maria Lopez" in lines["Of course. Maria is always welcome at Hobbs Cafe."]
     assert "echoes" in lines["I have been reading about gentrification in the library too."]

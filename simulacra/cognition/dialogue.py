@@ -221,11 +221,12 @@ def _called(person: str) -> str:
 def _speaks_of(words: str, partner: str) -> bool:
     """The partner named as a third person while spoken to: Maria told Klaus "I'd love to
     have a Valentine's Day event with Klaus Mueller", her plan's words (party run of seed 2,
-    four of her lines in two days). The name after a word that makes it an object ("with",
-    "for", "about", "to", "and"), or before "'s" or a verb in the third person ("Klaus is");
+    four of her lines in two days), and "I have a secret crush on Klaus Mueller!" (README
+    run, stop 49). The name after a word that makes it an object ("with", "for", "about",
+    "to", "and", "on", "of"), or before "'s" or a verb in the third person ("Klaus is");
     "Klaus, are you..." and "Thanks, Klaus" speak to him."""
     name = _called(partner)
-    before = r"\b(?:with|for|about|to|and|invite|ask|tell|meet)\s+"
+    before = r"\b(?:with|for|about|to|and|on|of|invite|ask|tell|meet|know|love|like|miss)\s+"
     after = r"(?:'s\b|\s+(?:is|was|has|will|said|says|told)\b)"
     object_of = re.search(rf"{before}{name}\b", words, flags=re.IGNORECASE)
     subject = re.search(rf"\b{name}{after}", words)
