@@ -305,3 +305,22 @@ def test_a_plain_doing_and_a_time_at_the_end_are_not_broken():
     assert not_doing("washing", []) is None
     assert not_doing("attending physics classes at Oak Hill College from 09:00", []) is None
     assert not_doing("clothing", []) is not None
+
+
+def test_company_only_imagined_is_counted_where_it_was_not_there(tmp_path):
+    """Seed 1j: Maria spent the party's hours in the dorm's kitchen "eating a chocolate cake
+    with Klaus Mueller" while he was at the cafe."""
+    day = Day(at(14, "17:00"), at(14, "18:00"))
+    kitchen = f"{DORM}: kitchen: kitchen table"
+    day.does("Maria Lopez", at(14, "17:00"), "eating a chocolate cake with Klaus Mueller", kitchen)
+    day.does("Maria Lopez", at(14, "17:20"), "drinking coffee with Isabella", kitchen)
+    day.does("Maria Lopez", at(14, "17:40"), "waiting for Klaus Mueller", kitchen)
+    day.does("Klaus Mueller", at(14, "17:00"), "writing", CAFE)
+    day.does("Isabella Rodriguez", at(14, "17:00"), "making tea", f"{DORM}: kitchen: stove")
+    result = judge(read_day_log(day.write(tmp_path / "run")))
+    found = [f for f in result.findings if f.kind is FindingKind.COMPANY]
+    assert [(f.text, f.why) for f in found] == [
+        ("eating a chocolate cake with Klaus Mueller", f"with Klaus Mueller, who was at {CAFE}")
+    ]
+    assert wording.company("being given a gift by Klaus", NAMES) == ["Klaus Mueller"]
+    assert wording.company("thinking about Klaus Mueller", NAMES) == []

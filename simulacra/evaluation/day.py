@@ -20,6 +20,7 @@ from simulacra.evaluation.checks import plain
 from simulacra.evaluation.dates import other_day
 from simulacra.evaluation.daylog import DayLog, Doing, PlannedStretch, read_day_log
 from simulacra.evaluation.records import DAY_SUMMARY, EvalRecord, eval_dir, write_summary
+from simulacra.world.tree import split_address
 
 
 class FindingKind(str, Enum):
@@ -27,6 +28,7 @@ class FindingKind(str, Enum):
     NOT_DOING = "not_doing"
     OVERRUN = "overrun"
     PLACE = "place"
+    COMPANY = "company"
     OTHER_DAY = "other_day"
     LINE = "line"
     NOT_STATE = "not_state"
@@ -46,6 +48,7 @@ _LABELS = {
     FindingKind.NOT_DOING: "not a doing (a name, a thing, cut short)",
     FindingKind.OVERRUN: "held far past its plan",
     FindingKind.PLACE: "sleeping, eating, washing or screens out of place",
+    FindingKind.COMPANY: "with someone who was in another room",
     FindingKind.OTHER_DAY: "an event of another day",
     FindingKind.LINE: "a line: assistant, echo, partner in the third person",
     FindingKind.NOT_STATE: "an object state that is not a state",
@@ -125,6 +128,23 @@ def _judge_doing(found, log: DayLog, name: str, doing: Doing, blocks: list[Plann
     for place in doing.places:
         found.add(FindingKind.PLACE, name, t, "activity", text, wording.place_for(text, place))
     found.add(FindingKind.OVERRUN, name, t, "activity", text, overrun(doing, blocks))
+    others = [n for n in log.agents if n != name]
+    for other in wording.company(text, others):
+        found.add(FindingKind.COMPANY, name, t, "activity", text, elsewhere(log, doing, other))
+
+
+def elsewhere(log: DayLog, doing: Doing, other: str) -> str | None:
+    """Where ``other`` was, if never in a room ``doing`` happened in while it went on."""
+    rooms = {_room(p) for p in doing.places if p}
+    stays = log.stays_within(other, doing.start, doing.end)
+    if not stays or any(_room(s.place) in rooms for s in stays if s.place):
+        return None
+    where = max(stays, key=lambda s: s.end - s.start).place or "the street"
+    return f"with {other}, who was at {where}"
+
+
+def _room(address: str) -> str:
+    return ": ".join(split_address(address)[:2])
 
 
 def _judge_plan_item(found, log: DayLog, name: str, day: date, item: PlannedStretch) -> None:

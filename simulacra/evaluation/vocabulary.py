@@ -45,6 +45,10 @@ class DoingWords(_Table):
     after_plural: list[str]
 
 
+class CompanyWords(_Table):
+    before_name: list[str]
+
+
 class PlaceKind(_Table):
     activity: list[str] = Field(min_length=1)
     rooms: list[str] = Field(min_length=1)
@@ -76,6 +80,7 @@ class CalendarWords(_Table):
 class Vocabulary(_Table):
     prompt: PromptWords
     doing: DoingWords
+    company: CompanyWords
     places: dict[str, PlaceKind]
     state: StateWords
     line: LineWords

@@ -169,6 +169,21 @@ def place_for(activity: str, address: str) -> str | None:
     return f"{' and '.join(kinds)} at {': '.join(parts[1:]) or address}"
 
 
+def company(activity: str, names: Iterable[str]) -> list[str]:
+    """The residents of ``names`` that ``activity`` has there with the one doing it: "eating
+    a chocolate cake with Klaus Mueller", "being given a gift by Klaus"."""
+    t = plain(activity)
+    before = "|".join(re.escape(w) for w in vocabulary().company.before_name)
+    return [
+        name
+        for name in names
+        if any(
+            re.search(rf"\b(?:{before}) {re.escape(said)}(?![\w])", t)
+            for said in dict.fromkeys((plain(name), plain(name).split()[0]))
+        )
+    ]
+
+
 # ----------------------------------------------------------------------------- states
 
 
