@@ -324,3 +324,4 @@ def test_company_only_imagined_is_counted_where_it_was_not_there(tmp_path):
     ]
     assert wording.company("being given a gift by Klaus", NAMES) == ["Klaus Mueller"]
     assert wording.company("thinking about Klaus Mueller", NAMES) == []
+    assert wording.company("planning a date with Klaus Mueller", NAMES) == []

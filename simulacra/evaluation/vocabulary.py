@@ -47,6 +47,7 @@ class DoingWords(_Table):
 
 class CompanyWords(_Table):
     before_name: list[str]
+    alone: list[str]
 
 
 class PlaceKind(_Table):

@@ -173,7 +173,10 @@ def company(activity: str, names: Iterable[str]) -> list[str]:
     """The residents of ``names`` that ``activity`` has there with the one doing it: "eating
     a chocolate cake with Klaus Mueller", "being given a gift by Klaus"."""
     t = plain(activity)
-    before = "|".join(re.escape(w) for w in vocabulary().company.before_name)
+    words = vocabulary().company
+    if t.startswith(tuple(f"{w} " for w in words.alone)):
+        return []
+    before = "|".join(re.escape(w) for w in words.before_name)
     return [
         name
         for name in names
