@@ -295,6 +295,9 @@ def test_news_of_an_event_later_today_takes_its_hours_in_today_s_plan(agent):
     planning.plan_news(agent, plan, note, now)
     planning.plan_news(agent, plan, "a party at the cafe on February 14th at 5pm", now)
     planning.plan_news(agent, plan, "a talk at the library today at 9am.", now)
+    # What one means to ask names no hour: no event (seed 1j: a date only Maria knew of).
+    wish = "Maria should ask Klaus to have dinner with her at the library today."
+    assert planning.plan_news(agent, plan, wish, now) == []
     assert len(agent.model.completer.calls("event_item")) == 2
     assert len(plan.events) == 1
 
