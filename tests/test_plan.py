@@ -234,12 +234,17 @@ def test_a_talk_s_planning_note_brings_its_event_to_that_day_s_plan(agent):
     from simulacra.cognition.dialogue import PLANNING_NOTE
     from simulacra.memory import NewMemory
 
-    note = "For Isabella Rodriguez's planning: Klaus's reading at the library on February 14th"
+    note = "For Isabella Rodriguez's planning: Klaus's reading at the library, February 14, 5pm"
+    # What she means to do names no hour: no event (seed 1j: a date only Maria knew of).
+    wish = "For Isabella Rodriguez's planning: she should ask Klaus to lunch on February 14th"
     agent.remember(
-        [NewMemory(note, Kind.REFLECTION, subject=agent.name, predicate=PLANNING_NOTE)],
+        [
+            NewMemory(text, Kind.REFLECTION, subject=agent.name, predicate=PLANNING_NOTE)
+            for text in (note, wish)
+        ],
         datetime.combine(DAY, time(12)),
     )
-    agent.remember([NewMemory("Maria's exam on February 14th", Kind.REFLECTION)], agent.now)
+    agent.remember([NewMemory("Maria's exam on February 14th at 9am", Kind.REFLECTION)], agent.now)
     planning.plan_day(agent, DAY)
     planning.plan_day(agent, DAY + timedelta(days=1))
     (asked,) = agent.model.completer.calls("event_item")
