@@ -84,7 +84,7 @@ class PlaceChooser:
         Where the agent is counts (ranked higher, told "where they are now") only for a step
         that goes on with its block, ``within`` given: placing a block's first step from the
         classroom, the 1.5B named the kind of place "classroom" for Maria's evening stream in
-        5 of 5 samples, and 3 of 4 chose her dorm without it (stop 50)."""
+        5 of 5 samples, and 3 of 5 chose her dorm without it (stop 50)."""
         goes_on = within is not None
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
