@@ -130,10 +130,10 @@ def _judge_doing(found, log: DayLog, name: str, doing: Doing, blocks: list[Plann
     found.add(FindingKind.OVERRUN, name, t, "activity", text, overrun(doing, blocks))
     others = [n for n in log.agents if n != name]
     for other in wording.company(text, others):
-        found.add(FindingKind.COMPANY, name, t, "activity", text, elsewhere(log, doing, other))
+        found.add(FindingKind.COMPANY, name, t, "activity", text, _elsewhere(log, doing, other))
 
 
-def elsewhere(log: DayLog, doing: Doing, other: str) -> str | None:
+def _elsewhere(log: DayLog, doing: Doing, other: str) -> str | None:
     """Where ``other`` was, if never in a room ``doing`` happened in while it went on."""
     rooms = {_room(p) for p in doing.places if p}
     stays = log.stays_within(other, doing.start, doing.end)
