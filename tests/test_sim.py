@@ -215,24 +215,6 @@ def test_a_block_that_names_its_building_brings_its_steps_back_there(tmp_path, w
     sim.close()
 
 
-def test_where_one_is_counts_only_for_a_step_that_goes_on_with_its_block(tmp_path, word_embedder):
-    """Seed 1j: Maria's evening stream, its block's first step placed from the classroom, went
-    to the blackboard; told where she was, the 1.5B named the kind of place "classroom"."""
-    sim, _ = make_sim(tmp_path, word_embedder, hours=0.1)
-    sim.run()
-    maria = sim.resident("Maria Lopez")
-    tile = sim.town.sandbox.state.tile_of(maria.name)
-    room = sim.world.place_at(tile)
-    here = f"{room.sector}: {room.arena}"
-    places = sim.town.sandbox.places
-    first = places.candidates(maria, "streaming games", tile)
-    assert not any("now" in note for note in first.notes.values())
-    goes_on = places.candidates(maria, "streaming games", tile, room.sector)
-    told = [p for p, note in goes_on.notes.items() if "where they are now" in note]
-    assert told and all(p.startswith(here) for p in told)
-    sim.close()
-
-
 def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, word_embedder):
     """Conversations.why_not decides for the town's pairs and for the avatar's lines: in one room
     within sight, the listener awake and in no conversation with a third, no recent talk."""

@@ -67,9 +67,6 @@ def place_action(
     to a tenth of a party run's actions were done before, 35 to 63 a run). Nor is the event
     asked again for an activity known at the place chosen.
 
-    ``here``: where the agent is, or "" for a block's first step, which goes where the block
-    is done (see ``PlaceChooser.candidates``).
-
     ``settled``: what the one building every place is in is called ("home" among them where it
     is the agent's). Said in the activity it tells the model nothing the places do not, and
     it names a kind of place: "having breakfast at home", placed from the bedroom, went to

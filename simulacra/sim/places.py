@@ -79,13 +79,7 @@ class PlaceChooser:
         Maria was, 3 times of 3 (stop 44); and a step placed for "writing at Hobbs Cafe"
         after a talk went to the college's lounge, its block's later steps with it (seed 2g).
         The best place of a building that ``activity`` names, and the best at work and at
-        home, are always among them.
-
-        Where the agent is counts (ranked higher, told "where they are now") only for a step
-        that goes on with its block, ``within`` given: placing a block's first step from the
-        classroom, the 1.5B named the kind of place "classroom" for Maria's evening stream in
-        5 of 5 samples, and 3 of 5 chose her dorm without it (stop 50)."""
-        goes_on = within is not None
+        home, are always among them."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
@@ -106,7 +100,7 @@ class PlaceChooser:
         if missing:
             self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
         query = self.embedder.embed_one(activity)
-        room = f"{here.sector}: {here.arena}" if here.arena and goes_on else None
+        room = f"{here.sector}: {here.arena}" if here.arena else None
         work = split_address(r.persona.workplace or "")[0]
 
         def score(place: str) -> float:

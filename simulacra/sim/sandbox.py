@@ -62,7 +62,7 @@ class Sandbox:
             placed = place_action(
                 r.agent,
                 now=gametime.describe(now),
-                here=self.location(r) if within else "",  # see PlaceChooser.candidates
+                here=self.location(r),
                 activity=activity,
                 purpose=purpose,
                 minutes=max(1, int((end - now).total_seconds() // 60)),
