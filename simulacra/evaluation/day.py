@@ -20,7 +20,7 @@ from simulacra.evaluation.checks import plain
 from simulacra.evaluation.dates import other_day
 from simulacra.evaluation.daylog import DayLog, Doing, PlannedStretch, read_day_log
 from simulacra.evaluation.records import DAY_SUMMARY, EvalRecord, eval_dir, write_summary
-from simulacra.world.tree import split_address
+from simulacra.world.tree import join_address, split_address
 
 
 class FindingKind(str, Enum):
@@ -144,7 +144,7 @@ def _elsewhere(log: DayLog, doing: Doing, other: str) -> str | None:
 
 
 def _room(address: str) -> str:
-    return ": ".join(split_address(address)[:2])
+    return join_address(*split_address(address)[:2])
 
 
 def _judge_plan_item(found, log: DayLog, name: str, day: date, item: PlannedStretch) -> None:

@@ -176,15 +176,9 @@ def company(activity: str, names: Iterable[str]) -> list[str]:
     words = vocabulary().company
     if t.startswith(tuple(f"{w} " for w in words.alone)):
         return []
-    before = "|".join(re.escape(w) for w in words.before_name)
-    return [
-        name
-        for name in names
-        if any(
-            re.search(rf"\b(?:{before}) {re.escape(said)}(?![\w])", t)
-            for said in dict.fromkeys((plain(name), plain(name).split()[0]))
-        )
-    ]
+    before = tuple(f"{w} " for w in words.before_name)
+    near = [(n, m) for n in names for m in _named(t, n)]
+    return list(dict.fromkeys(n for n, m in near if t[: m.start(2)].endswith(before)))
 
 
 # ----------------------------------------------------------------------------- states
