@@ -130,6 +130,10 @@ class BatchDecoder:
         params.n_batch = params.n_ubatch = n_batch
         params.n_seq_max = n_parallel
         params.kv_unified = True  # sequences share the preamble's cells
+        # Without flash attention a pass attends over every cell of the unified cache, masked:
+        # with other residents' sequences held, a prompt read at 34 tokens/s instead of 52.
+        # Flash attention skips the masked cells; AUTO uses it where the backend has it.
+        params.flash_attn_type = llama_cpp.LLAMA_FLASH_ATTN_TYPE_AUTO
         params.n_threads = params.n_threads_batch = n_threads
         self._ctx = llama_cpp.llama_init_from_model(llm._model.model, params)
         if self._ctx is None:
