@@ -137,6 +137,37 @@ def test_a_reaction_replaces_the_rest_of_the_block(agent):
     assert activity == "working at the counter of Hobbs Cafe" and start == after
 
 
+def test_the_morning_routine_is_cut_into_its_own_steps_without_a_call(agent):
+    backend = agent.model.completer
+    plan = planning.plan_day(agent, DAY)
+    six = datetime.combine(DAY, time(6))
+    assert plan.block_at(six).activity == planning.MORNING_ROUTINE
+    activity, start, end = planning.current_step(agent, plan, six, horizon=120)
+    assert not backend.calls("decompose")
+    block = plan.block_at(six)
+    names = [s.activity for s in block.steps]
+    assert names == [a for a, _ in planning.ROUTINE_STEPS]
+    assert block.decomposed_until == block.end
+    assert activity == names[0] and start == six
+
+
+def test_the_morning_routine_goes_on_where_a_talk_cut_it(agent):
+    plan = planning.plan_day(agent, DAY)
+    six = datetime.combine(DAY, time(6))
+    block = plan.block_at(six)
+    planning.current_step(agent, plan, six, horizon=120)
+    dressing = block.steps[1]
+    talk = dressing.start + timedelta(minutes=5)
+    planning.replan_from(plan, talk, "talking with Maria Lopez", 10)
+    after = talk + timedelta(minutes=10)
+    activity, start, _ = planning.current_step(agent, plan, after, horizon=120)
+    assert (activity, start) == (dressing.activity, after)
+    assert [s.activity for s in block.steps if s.start >= after] == [
+        a for a, _ in planning.ROUTINE_STEPS[1:]
+    ]
+    assert not agent.model.completer.calls("decompose")
+
+
 def test_the_inner_voice_reaches_the_next_day_plan(agent):
     agent.inner_voice("I will invite everyone to the party")
     planning.plan_day(agent, DAY)

@@ -37,6 +37,11 @@ DECOMPOSE = template_beside(__file__, "decompose")
 PHRASES = phrases_beside(__file__, "plan")
 
 SLEEPING = PHRASES.text("sleeping")
+MORNING_ROUTINE = PHRASES.text("morning_routine")
+# The minutes of each of the routine's steps in an hour's routine; ``fit`` stretches them to
+# the routine's block (half an hour to two hours, with the wake-up and the day's first item).
+ROUTINE_SHARES = (20, 10, 30)
+ROUTINE_STEPS = tuple(zip(PHRASES.texts("morning_routine_steps"), ROUTINE_SHARES, strict=True))
 _CLOCK = re.compile(r"\b(?:[01]\d|2[0-3]):[0-5]\d\b")  # an "HH:MM" in gametime.hhmm's text
 
 
@@ -293,7 +298,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         currently=agent.currently,
     )
     items = _outline(spans, plan, day_name, settings.meal_hours)
-    items = with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
+    items = with_morning_routine(items, plan.wake_up, MORNING_ROUTINE)
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
     if bedtime <= wake:  # a bedtime after midnight
@@ -441,7 +446,7 @@ def _judged(
     """Whether ``plan`` is usable. Run while the answer is parsed (see ask_until), it also
     makes the day's items from it as plan_day will, so what that drops or moves is logged."""
     items = _outline(events, plan, today, settings.meal_hours)
-    with_morning_routine(items, plan.wake_up, PHRASES.text("morning_routine"))
+    with_morning_routine(items, plan.wake_up, MORNING_ROUTINE)
     usable = _usable(items, plan.wake_up, settings)
     if not usable:
         reject(UNUSABLE, "; ".join(items))
@@ -618,19 +623,30 @@ def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
     if total < 10:
         block.steps.append(PlanStep(block.activity, start, total))
         return
-    answer = agent.ask(
-        DECOMPOSE,
-        now=gametime.describe(now),
-        start=f"{start:%H:%M}",
-        end=f"{end:%H:%M}",
-        minutes=total,
-        activity=block.activity,
-        context="",
-    )
+    if block.activity == MORNING_ROUTINE:
+        steps = _routine_rest(block)
+    else:
+        answer = agent.ask(
+            DECOMPOSE,
+            now=gametime.describe(now),
+            start=f"{start:%H:%M}",
+            end=f"{end:%H:%M}",
+            minutes=total,
+            activity=block.activity,
+            context="",
+        )
+        steps = [(s.activity, s.minutes) for s in answer.steps]
     t = start
-    for activity, minutes in fit([(s.activity, s.minutes) for s in answer.steps], total):
+    for activity, minutes in fit(steps, total):
         block.steps.append(PlanStep(activity, t, minutes))
         t += timedelta(minutes=minutes)
+
+
+def _routine_rest(block: Block) -> list[tuple[str, int]]:
+    """The routine's steps from the last one begun: after a talk it goes on where it was."""
+    done = {s.activity for s in block.steps}
+    begun = [i for i, (activity, _) in enumerate(ROUTINE_STEPS) if activity in done]
+    return list(ROUTINE_STEPS[begun[-1] if begun else 0 :])
 
 
 def fit(steps: list[tuple[str, int]], total: int) -> list[tuple[str, int]]:
@@ -732,7 +748,11 @@ def replan_from(plan: DayPlan, now: datetime, activity: str, minutes: int) -> No
     block = plan.block_at(now)
     if block is None:
         return
-    block.steps = [s for s in block.steps if s.end <= now]
+    begun = [s for s in block.steps if s.start < now]
+    block.steps = [s for s in begun if s.end <= now]
+    cut = begun[-1] if begun and begun[-1].end > now else None
+    if cut is not None and _minutes(now - cut.start) > 0:  # what was under way, until now
+        block.steps.append(PlanStep(cut.activity, cut.start, _minutes(now - cut.start)))
     start = block.decomposed_until
     if start < now:
         block.steps.append(PlanStep(block.activity, start, _minutes(now - start)))
