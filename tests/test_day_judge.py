@@ -173,6 +173,22 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
 
 
 @pytest.mark.parametrize(
+    ("line", "assistant"),
+    [
+        ("I'm sorry, but I don't have any information about that.", True),
+        ("I'm sorry, but if there's anything else I can help with, I'm here!", True),
+        ("As an AI language model, I cannot attend parties.", True),
+        ("I don't have any plans yet. Maybe I'll write at the library.", False),
+        ("Anything else I can help you with? The croissants are fresh.", False),
+    ],
+)
+def test_an_assistant_s_answer_is_told_from_a_person_s(line, assistant):
+    from simulacra.evaluation.wording import assistant_line
+
+    assert (assistant_line(line) is not None) is assistant
+
+
+@pytest.mark.parametrize(
     ("activity", "why"),
     [
         ("clothing", "alone reads as a thing"),
