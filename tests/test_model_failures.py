@@ -88,11 +88,11 @@ def reference(tmp_path_factory) -> str:
 
 @pytest.mark.parametrize(
     ("good", "failure"),
-    [(6, "http500"), (14, "http500"), (20, "http500"), (21, "http500"), (14, "not-json")],
+    [(6, "http500"), (10, "http500"), (15, "http500"), (16, "http500"), (10, "not-json")],
 )
 def test_a_server_failing_mid_step_leaves_the_last_checkpoint(tmp_path, reference, good, failure):
-    """The set-up takes 3 answers and step 0 another 18, the next is at step 120: the server
-    fails early in step 0, half-way, at its last call, or in a later step."""
+    """The set-up and step 0 take 16 answers, the next is at step 120: the server fails early
+    in step 0, half-way, at its last call, or in a later step."""
     directory = tmp_path / "run"
     with StandIn(good=good, failure=failure) as failing:
         sim = start(directory, failing.url)

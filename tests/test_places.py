@@ -113,3 +113,22 @@ def test_a_plan_item_names_the_longest_building_it_says():
     }
     assert _buildings_named("reading in the library", known) == {"Oak Hill College"}
     assert _buildings_named("having lunch", known) == set()
+
+
+@pytest.mark.real
+def test_the_morning_routine_happens_where_each_home_has_its_things(real_embedder):
+    """The routine's steps are the code's, placed by meaning among the home's places with no
+    call: asked, the 1.5B had Klaus's breakfast on the bed he had dressed by (stop 51)."""
+    from simulacra.cognition.plan import ROUTINE_STEPS
+    from simulacra.world.tree import split_address
+
+    world = load_world(WORLDS / "smallville")
+    chooser = PlaceChooser(world, real_embedder, Settings().plan)
+    (shower, dressing, breakfast) = [step for step, _ in ROUTINE_STEPS]
+    for persona in world.residents:
+        home = split_address(persona.home)[0]
+        for step in (shower, dressing, breakfast):
+            place = chooser.best_at_home(persona, step)
+            assert split_address(place)[0] == home and chooser.allowed(persona.name, place)
+        assert chooser.best_at_home(persona, shower).endswith(": shower"), persona.name
+        assert ": kitchen: " in chooser.best_at_home(persona, breakfast), persona.name

@@ -18,7 +18,7 @@ import pytest
 from scripted_town import SCRIPTS, enum
 
 from simulacra.cognition.decide import Decision, OptionKind
-from simulacra.cognition.plan import is_sleeping
+from simulacra.cognition.plan import ROUTINE_STEPS, is_sleeping
 from simulacra.errors import UserError
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel
@@ -102,6 +102,26 @@ def test_the_model_is_called_only_when_something_changed(tmp_path, word_embedder
         if e.agents["Maria Lopez"].activity == "studying physics at Hobbs Cafe"
     ]
     assert any(s not in busy for s in walking)
+    sim.close()
+
+
+def test_the_morning_routine_is_done_at_home_without_asking_where(tmp_path, word_embedder):
+    """Its steps are the code's words: their places follow from the home (see Sandbox)."""
+    sim, backend = make_sim(tmp_path, word_embedder, hours=1.5)
+    sim.run()
+    steps = {step for step, _ in ROUTINE_STEPS}
+    assert not [r for r in backend.calls("act") if r.variables["activity"] in steps]
+    done = {
+        (name, a.activity, a.place.split(":")[0])
+        for e in read_events(sim.directory / EVENTS_FILE)
+        for name, a in e.agents.items()
+        if a.activity in steps and a.place
+    }
+    assert {(name, activity) for name, activity, _ in done} >= {
+        (name, step) for name in ("Klaus Mueller", "Maria Lopez") for step in steps
+    }
+    homes = {r.name: r.persona.home.split(":")[0] for r in sim.residents.values()}
+    assert all(building == homes[name] for name, _, building in done)
     sim.close()
 
 

@@ -85,11 +85,29 @@ def place_action(
         places=places,
         notes=notes,
     )
-    key = _key(activity, where.place)
+    return stage_action(
+        agent, now=now, activity=activity, minutes=minutes, place=where.place,
+        purpose=purpose, known=known,
+    )  # fmt: skip
+
+
+def stage_action(
+    agent: Mind,
+    *,
+    now: str,
+    activity: str,
+    minutes: int,
+    place: str,
+    purpose: str = "",
+    known: dict[str, Placed] | None = None,
+) -> Placed:
+    """``activity`` at ``place``, chosen already, with the event it makes there: asked unless
+    ``known`` holds the activity at that place (kept as the latest placed)."""
+    key = _key(activity, place)
     if known is not None and key in known:
         placed = replace(known[key], purpose=purpose)
     else:
-        placed = Placed(where.place, *_event(agent, now, minutes, activity, where.place), purpose)
+        placed = Placed(place, *_event(agent, now, minutes, activity, place), purpose)
     if known is not None:
         known.pop(key, None)  # the latest last
         known[key] = placed

@@ -49,6 +49,11 @@ def is_sleeping(activity: str) -> bool:
     return activity.startswith(SLEEPING)
 
 
+def is_routine_step(activity: str) -> bool:
+    """One of the morning routine's own steps (the code's words, not a model's)."""
+    return any(activity == step for step, _ in ROUTINE_STEPS)
+
+
 class _DayPlanned(Answer):
     """The fields of day_plan.prompt.toml, with the morning's items and the rest of the day's
     in one plan."""

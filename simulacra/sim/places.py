@@ -131,6 +131,24 @@ class PlaceChooser:
         # and the same list is a prefix the KV cache keeps between an agent's calls.
         return Candidates(sorted(chosen), notes, _settled(chosen, home))
 
+    def best_at_home(self, persona: ResidentPersona, words: str) -> str | None:
+        """The place of the resident's home that suits ``words`` best by meaning, among those
+        they may use; None where their home has no place in it. For what the code says itself
+        (the morning routine's steps), whose place follows from the world alone."""
+        home = split_address(persona.home)[0]
+        mine = [
+            o.address
+            for o in self.world.tree.objects()
+            if split_address(o.address)[0] == home and self.allowed(persona.name, o.address)
+        ]
+        if not mine:
+            return None
+        missing = [p for p in mine if p not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+        query = self.embedder.embed_one(words)
+        return max(sorted(mine), key=lambda p: float(self._vectors[p] @ query))
+
 
 def _settled(places: list[str], home: str) -> tuple[str, ...]:
     buildings = {split_address(p)[0] for p in places}

@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from simulacra import gametime
-from simulacra.cognition.act import place_action
+from simulacra.cognition.act import Placed, place_action, stage_action
 from simulacra.cognition.emoji import emoji
-from simulacra.cognition.plan import is_sleeping
+from simulacra.cognition.plan import is_routine_step, is_sleeping
 from simulacra.llm.phrases import phrases_beside
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
 from simulacra.sim.resident import Action, Resident
@@ -56,21 +56,7 @@ class Sandbox:
                 asleep=True,
             )
         else:
-            query = purpose or activity
-            tile = self.state.tile_of(r.name)
-            options = self.places.candidates(r, query, tile, within, context)
-            placed = place_action(
-                r.agent,
-                now=gametime.describe(now),
-                here=self.location(r),
-                activity=activity,
-                purpose=purpose,
-                minutes=max(1, int((end - now).total_seconds() // 60)),
-                places=options.places,
-                notes=options.notes,
-                known=r.placed,
-                settled=options.settled,
-            )
+            placed = self._place(r, activity, now, end, within, purpose, context)
             # The event's triple is the world's own ("is", activity): the model's verb and
             # object cost a third of the event's tokens, and nothing read them but the triple.
             action = Action(
@@ -85,6 +71,43 @@ class Sandbox:
         r.action = action
         self.show(r)
         self.walk_to(r, action.address)
+
+    def _place(
+        self,
+        r: Resident,
+        activity: str,
+        now: datetime,
+        end: datetime,
+        within: str | None,
+        purpose: str | None,
+        context: Sequence[str],
+    ) -> Placed:
+        minutes = max(1, int((end - now).total_seconds() // 60))
+        # The routine's steps are the code's words: where they happen follows from the home's
+        # places, as a bed does for sleep. Asked, the 1.5B had breakfast on the bed it had
+        # just dressed by, and a step it placed once was a habit for the days after.
+        at_home = (
+            self.places.best_at_home(r.persona, activity) if is_routine_step(activity) else None
+        )
+        if at_home is not None:
+            return stage_action(
+                r.agent, now=gametime.describe(now), activity=activity, minutes=minutes,
+                place=at_home, purpose=purpose or "", known=r.placed,
+            )  # fmt: skip
+        tile = self.state.tile_of(r.name)
+        options = self.places.candidates(r, purpose or activity, tile, within, context)
+        return place_action(
+            r.agent,
+            now=gametime.describe(now),
+            here=self.location(r),
+            activity=activity,
+            purpose=purpose,
+            minutes=minutes,
+            places=options.places,
+            notes=options.notes,
+            known=r.placed,
+            settled=options.settled,
+        )
 
     def begin(self, r: Resident, action: Action) -> None:
         """Begin ``action`` where ``r`` stands (a conversation): no walk, nothing used."""
