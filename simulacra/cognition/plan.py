@@ -51,7 +51,7 @@ def is_sleeping(activity: str) -> bool:
 
 def is_routine_step(activity: str) -> bool:
     """One of the morning routine's own steps (the code's words, not a model's)."""
-    return any(activity == step for step, _ in ROUTINE_STEPS)
+    return activity in dict(ROUTINE_STEPS)
 
 
 class _DayPlanned(Answer):

@@ -96,9 +96,7 @@ class PlaceChooser:
         if not known:
             only = here.address or r.persona.home
             return Candidates([only], {}, _settled([only], home))
-        missing = [p for p in known if p not in self._vectors]
-        if missing:
-            self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+        self._embed(known)
         query = self.embedder.embed_one(activity)
         room = f"{here.sector}: {here.arena}" if here.arena else None
         work = split_address(r.persona.workplace or "")[0]
@@ -131,6 +129,12 @@ class PlaceChooser:
         # and the same list is a prefix the KV cache keeps between an agent's calls.
         return Candidates(sorted(chosen), notes, _settled(chosen, home))
 
+    def _embed(self, places: list[str]) -> None:
+        """Compute once the vectors of the ``places`` not embedded yet."""
+        missing = [p for p in places if p not in self._vectors]
+        if missing:
+            self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+
     def best_at_home(self, persona: ResidentPersona, words: str) -> str | None:
         """The place of the resident's home that suits ``words`` best by meaning, among those
         they may use; None where their home has no place in it. For what the code says itself
@@ -143,9 +147,7 @@ class PlaceChooser:
         ]
         if not mine:
             return None
-        missing = [p for p in mine if p not in self._vectors]
-        if missing:
-            self._vectors.update(zip(missing, self.embedder.embed(missing), strict=True))
+        self._embed(mine)
         query = self.embedder.embed_one(words)
         return max(sorted(mine), key=lambda p: float(self._vectors[p] @ query))
 
