@@ -194,8 +194,8 @@ def test_a_field_is_written_only_given_the_values_that_call_for_it(tmp_path):
         ('[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\nsize = 2\n', "size"),
         ('[answer]\nmodel = "A"\n', "answer.field"),
         (
-            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "text"\n'
-            'max_length = 9\nlead = "Ada is "\n',
+            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\n'
+            'lead = "Ada is "\n',
             "lead",
         ),
         (

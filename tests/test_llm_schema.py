@@ -106,3 +106,18 @@ def test_an_activity_lead_is_written_by_the_grammar_and_left_out_of_the_answer(n
         "putting on shoes"
     )
     assert step.model_validate({"activity": "putting on shoes"}).activity == "putting on shoes"
+
+
+def test_a_text_lead_is_written_by_the_grammar_and_left_out_of_the_answer():
+    from llama_cpp import LlamaGrammar
+
+    reply = create_model("Reply", __base__=Answer, heard=(text(20, "what", lead="You (A.) "), ...))
+    schema = json_schema(reply)
+    node = schema["properties"]["heard"]
+    assert re.fullmatch(node["pattern"], "You (A.) asked me out")
+    assert not re.fullmatch(node["pattern"], "Maria asked me out")  # the grammar writes "You"
+    assert not re.fullmatch(node["pattern"], "You (A.) " + "b" * 21)  # the words are bounded
+    LlamaGrammar.from_string(grammar_text(schema), verbose=False)
+    assert '"You (A.) <what>"' in shape_sentence(schema)
+    assert "at most 20 characters" in shape_sentence(schema)
+    assert reply.model_validate({"heard": "You (A.) asked me out"}).heard == "asked me out"

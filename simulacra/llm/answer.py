@@ -27,8 +27,8 @@ Other keys: ``min_length``; ``when`` (an expression: the field exists only when 
 only when those fields took those values, e.g. ``given = { emergency = "yes" }``, so that no
 token goes to a field nobody reads; the grammar is a choice among the answers' shapes);
 ``named`` (an enum that is a type of its own in the schema, e.g. ``YesNo``); ``lead`` (an
-activity's first words, written by the grammar, e.g. "{{ name }} is ", so that the model goes
-on with a sentence; the answer holds what follows them); ``values`` (the
+activity's or a text's first words, written by the grammar, e.g. "{{ name }} is ", so that the
+model goes on with a sentence; the answer holds what follows them); ``values`` (the
 numbers an enum's options stand for: the answer carries the number); for a list ``item``,
 either a table (a field without a name) or the name of an object whose fields are the array
 ``[[answer.NAME]]``, and ``min_items`` and ``max_items`` (numbers or expressions).
@@ -169,10 +169,10 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
                 "a list needs a bound", file=path, field=f"{where}.max_items",
                 fix="write e.g. max_items = 5",
             )  # fmt: skip
-    if raw.get("lead") is not None and kind != "activity":
+    if raw.get("lead") is not None and kind not in ("activity", "text"):
         raise UserError(
-            "only an activity has a lead", file=path, field=f"{where}.lead",
-            fix='remove it, or make the field kind = "activity"',
+            "only an activity or a text has a lead", file=path, field=f"{where}.lead",
+            fix='remove it, or make the field kind = "activity" or "text"',
         )  # fmt: skip
     given = raw.get("given")
     if given is not None and (not isinstance(given, dict) or not given):
@@ -363,7 +363,7 @@ def _definition(f: _Field) -> tuple[Any, Any]:
 
 def _type(f: _Field) -> Any:
     if f.kind == "text":
-        return text(f.max_length, f.description, min_length=f.min_length or 1)
+        return text(f.max_length, f.description, min_length=f.min_length or 1, lead=f.lead)
     if f.kind == "prose":
         return prose(f.max_length, f.description, min_length=f.min_length or 8)
     if f.kind == "activity":

@@ -24,10 +24,27 @@ class Answer(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-def text(max_length: int, description: str | None = None, min_length: int = 1) -> Any:
-    """A bounded, non-empty string field type."""
+def text(
+    max_length: int, description: str | None = None, min_length: int = 1, lead: str | None = None
+) -> Any:
+    """A bounded, non-empty string field type. With a ``lead`` the grammar writes those words
+    first and the model goes on from them; the answer holds what follows them."""
+    if not lead:
+        return Annotated[
+            str, Field(min_length=min_length, max_length=max_length, description=description)
+        ]
+    pattern = "^" + _REGEX_SPECIAL.sub(_literal, lead) + _TEXT_CHAR + "{%d,%d}$"
     return Annotated[
-        str, Field(min_length=min_length, max_length=max_length, description=description)
+        str,
+        Field(
+            min_length=min_length,
+            max_length=len(lead) + max_length,
+            description=description,
+            json_schema_extra={
+                "pattern": pattern % (min_length, max_length), LEAD: lead, STATED: max_length
+            },
+        ),
+        AfterValidator(lambda value: value.removeprefix(lead)),
     ]
 
 
