@@ -331,6 +331,29 @@ def test_a_line_that_asks_a_long_question_again_is_an_echo():
     assert not _said_before("Thank you, Maria. See you there!", said)  # short sentences
 
 
+def test_a_sentence_made_of_an_earlier_line_s_words_is_an_echo():
+    """README runs at seed 7: eight lines of "I'm glad to hear ... Can you tell me more?"
+    (stop 53), and Klaus taking Maria's words of the line before as his own (stop 52)."""
+    from simulacra.cognition.dialogue import _said_before
+
+    maria = "I'm glad to hear it! Can you tell me more about the concepts you're studying?"
+    assert _said_before("I'm glad to hear them too. Can you tell me more?", [maria])
+    assert _said_before("I'm glad to hear the concepts you're studying.", [maria])
+    opening = (
+        "Hello, Klaus! I hope you're having a good breakfast. I'm really excited to pursue my "
+        "studies and look forward to spending Valentine's Day with you."
+    )
+    klaus = (
+        "I hope so! I'm ready to start writing my research paper now. I'm really excited to "
+        "pursue my studies and look forward to Valentine's Day with you."
+    )
+    assert _said_before(klaus, [opening])
+    assert not _said_before("I'd love to! Shall we meet at Hobbs Cafe at five?", [opening])
+    assert not _said_before(
+        "I'd love to come to the party, thank you!", ["Will you come to my party?"]
+    )
+
+
 def test_a_talk_can_end_from_its_third_line(build, tmp_path):
     """An opening that ended the talk went unanswered, and replies that ended it were cut off
     mid-sentence (party run of seed 1j): the first two lines are not offered the end."""

@@ -244,24 +244,31 @@ def _one_name_twice(words: str) -> bool:
 
 # Shorter than this, a line may well repeat a piece of another ("see you there").
 _ECHO_PIECE = 40
+# A sentence of at least this many words, this share of which are an earlier line's words in
+# their order, is that line again: "I'm glad to hear them too. Can you tell me more?" after
+# "I'm glad to hear it! Can you tell me more about the concepts you're studying?" (README run,
+# seed 7, stop 53: eight lines of it), and Klaus's "I'm really excited to pursue my studies and
+# look forward to Valentine's Day with you", Maria's words of the line before (stop 52).
+_ECHO_WORDS = 5
+_ECHO_SHARE = 0.8
+
+
+def _bare(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
 
 
 def _said_before(words: str, texts: Sequence[str]) -> bool:
     """The same line again, all but a name ("Hello Klaus! ..." to "Hello Maria! ..."), a
-    long piece of one, or a long sentence of one: in morning runs Klaus answered Maria's
-    invitation with its second half ("could meet me at Hobbs Cafe on Valentine's Day. It
-    would be a great..."), and both went on asking "Could you please give me some tips on
+    long piece of one, or a sentence made of one's words: in morning runs Klaus answered
+    Maria's invitation with its second half ("could meet me at Hobbs Cafe on Valentine's Day.
+    It would be a great..."), and both went on asking "Could you please give me some tips on
     studying?" behind new greetings."""
-
-    def bare(text: str) -> str:
-        return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
-
-    said = bare(words)
-    sentences = [bare(s) for s in re.split(r"(?<=[.!?])\s+", words)]
-    long_ones = [s for s in sentences if len(s) >= _ECHO_PIECE]
+    said = _bare(words)
+    sentences = [_bare(s).split() for s in re.split(r"(?<=[.!?])\s+", words)]
+    sentences = [s for s in sentences if len(s) >= _ECHO_WORDS]
     for text in texts:
-        before = bare(text)
-        if any(sentence in before for sentence in long_ones):
+        before = _bare(text)
+        if any(_mostly_in(sentence, before.split()) for sentence in sentences):
             return True
         match = difflib.SequenceMatcher(None, said, before, autojunk=False)
         if match.ratio() > 0.9:
@@ -270,6 +277,12 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
         if len(said) >= _ECHO_PIECE and piece >= 0.8 * len(said):
             return True
     return False
+
+
+def _mostly_in(sentence: list[str], line: list[str]) -> bool:
+    """Whether most of ``sentence``'s words are ``line``'s, in their order."""
+    blocks = difflib.SequenceMatcher(None, sentence, line, autojunk=False).get_matching_blocks()
+    return sum(b.size for b in blocks) >= _ECHO_SHARE * len(sentence)
 
 
 def _addresses_self(words: str, speaker: str) -> bool:

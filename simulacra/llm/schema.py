@@ -41,7 +41,9 @@ def text(
             max_length=len(lead) + max_length,
             description=description,
             json_schema_extra={
-                "pattern": pattern % (min_length, max_length), LEAD: lead, STATED: max_length
+                "pattern": pattern % (min_length, max_length),
+                LEAD: lead,
+                STATED: max_length,
             },
         ),
         AfterValidator(lambda value: value.removeprefix(lead)),
