@@ -354,6 +354,16 @@ def test_a_sentence_made_of_an_earlier_line_s_words_is_an_echo():
     )
 
 
+def test_a_line_that_opens_as_its_speaker_s_last_one_is_told_apart():
+    """README run, stop 53: Maria's "I'm glad you have a plan...", "I'm glad you have one
+    too...", "I'm glad you're interested..."."""
+    from simulacra.cognition.dialogue import _opens_as
+
+    assert _opens_as("I'm glad you have one too. What's yours?", "I'm glad you have a plan.")
+    assert not _opens_as("I'm excited about writing it.", "I'm glad you have a plan.")
+    assert not _opens_as("See you!", "See you there!")  # a short line may
+
+
 def test_a_talk_can_end_from_its_third_line(build, tmp_path):
     """An opening that ended the talk went unanswered, and replies that ended it were cut off
     mid-sentence (party run of seed 1j): the first two lines are not offered the end."""

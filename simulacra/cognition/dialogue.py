@@ -73,6 +73,10 @@ ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
 OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked again)")
 NAME_TWICE = rule("line.name_twice", 'one name said twice, "Maria and Maria Lopez" (asked again)')
 MEMO_SAID = rule("line.memo_said", "a memo of an earlier talk said aloud (asked again)")
+SAME_OPENING = rule(
+    "line.same_opening",
+    "a line that opens as its speaker's last did, \"I'm glad...\" (asked again)",
+)
 PARTNER_SPOKEN_OF = rule(
     "line.partner_spoken_of", 'the partner spoken of to their face, "with Klaus" (asked again)'
 )
@@ -207,10 +211,25 @@ def _fresh(
     if _one_name_twice(words):
         reject(NAME_TWICE, words)
         return False
+    own = [line.text for line in lines if line.speaker == speaker]
+    if own and _opens_as(words, own[-1]):
+        reject(SAME_OPENING, words)
+        return False
     if _speaks_of(words, partner):
         reject(PARTNER_SPOKEN_OF, words)
         return False
     return True
+
+
+# A line's first words, which a speaker's last line opened with too: after the "You ..." of
+# what was heard, the 1.5B went on "I'm glad you have a plan...", "I'm glad you have one
+# too...", "I'm glad you're interested..." for a whole talk (README run, stop 53).
+_OPENING_WORDS = 3
+
+
+def _opens_as(words: str, before: str) -> bool:
+    mine, theirs = _bare(words).split(), _bare(before).split()
+    return len(mine) > _OPENING_WORDS and mine[:_OPENING_WORDS] == theirs[:_OPENING_WORDS]
 
 
 def _called(person: str) -> str:
