@@ -198,7 +198,7 @@ def _fresh(
     words: str, lines: Sequence[Line], speaker: str, partner: str, memos: Sequence[str]
 ) -> bool:
     """A line worth saying: not one said before, nor a memo, not to the speaker themselves,
-    and to the partner as "you"."""
+    not opening as the speaker's last line did, and to the partner as "you"."""
     if _said_before(words, [line.text for line in lines]):
         reject(ECHO, words)
         return False
