@@ -287,7 +287,8 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
     sentences = [s for s in sentences if len(s) >= _ECHO_WORDS]
     for text in texts:
         before = _bare(text)
-        if any(_mostly_in(sentence, before.split()) for sentence in sentences):
+        their_words = before.split()
+        if any(_mostly_in(sentence, their_words) for sentence in sentences):
             return True
         match = difflib.SequenceMatcher(None, said, before, autojunk=False)
         if match.ratio() > 0.9:
