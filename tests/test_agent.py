@@ -264,6 +264,30 @@ def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path)
     assert first.avoid == () and again.avoid == (opening["says"],)
 
 
+def test_a_reply_no_seed_makes_worth_saying_ends_the_talk(build, tmp_path):
+    """Party run of seed 1p: every seed of Klaus's answer to Isabella's invitation was refused
+    or spoke of himself, and he said the last, "I'm glad to meet Klaus Mueller"."""
+    from simulacra.cognition.dialogue import converse
+
+    opening = {"says": "Hello! I'm throwing a party at the cafe tomorrow at five."}
+    host, _ = build({"respond": [opening]})
+    # Both are built as Isabella: the one who answers speaks of herself.
+    lost = {"heard": "a party", "says": "I'm glad to meet Isabella Rodriguez."}
+    guest, backend = build({"respond": [lost]}, directory=tmp_path / "guest")
+    lines = converse(host, guest, now=T0, setting="at Hobbs Cafe", max_utterances=8)
+    assert [line.text for line in lines] == [opening["says"]]
+    assert len(backend.calls("respond")) == Settings().conversation.line_attempts
+
+
+def test_a_line_that_speaks_of_its_own_speaker_is_told_apart():
+    from simulacra.cognition.dialogue import _speaks_of
+
+    assert _speaks_of("I'm glad to meet Klaus Mueller", "Klaus Mueller")
+    assert _speaks_of("Klaus is writing all day.", "Klaus Mueller")
+    assert not _speaks_of("I am Klaus Mueller, a sociology student.", "Klaus Mueller")
+    assert not _speaks_of("Hello Maria! Klaus Mueller here.", "Klaus Mueller")
+
+
 def test_a_line_that_is_the_second_half_of_the_last_one_is_an_echo():
     from simulacra.cognition.dialogue import _said_before
 

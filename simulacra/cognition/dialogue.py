@@ -70,7 +70,9 @@ SPEAKER = rule("line.speaker", '"Klaus Mueller: " before the line')
 CUT_SENTENCE = rule("line.cut_sentence", "a last sentence the bound cut short")
 QUESTION_GOES_ON = rule("line.question_goes_on", "the end of a talk on a line that asks")
 ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
-OWN_NAME = rule("line.own_name", "a line that calls its speaker by name (asked again)")
+OWN_NAME = rule(
+    "line.own_name", "a line that calls its speaker by name or speaks of them (asked again)"
+)
 NAME_TWICE = rule("line.name_twice", 'one name said twice, "Maria and Maria Lopez" (asked again)')
 MEMO_SAID = rule("line.memo_said", "a memo of an earlier talk said aloud (asked again)")
 SAME_OPENING = rule(
@@ -133,6 +135,20 @@ def next_line(
     now: datetime,
     setting: str,
 ) -> Answer:
+    """The agent's next line to ``partner``: the first a seed made worth saying (see
+    ``_fresh``), else the first one asked."""
+    return _next_line(agent, partner, lines, now=now, setting=setting)[0]
+
+
+def _next_line(
+    agent: Mind,
+    partner: str,
+    lines: Sequence[Line],
+    *,
+    now: datetime,
+    setting: str,
+) -> tuple[Answer, bool]:
+    """The next line, and whether it is worth saying."""
     query = PHRASES.text("query", partner=partner, last=lines[-1].text if lines else "")
     k = agent.settings.conversation.memories_about_partner
     # Not earlier transcripts: small models recite an old line word for word. What a talk
@@ -142,12 +158,16 @@ def next_line(
     # with hers, "I feel happy and satisfied with our conversation, but I am also aware that I
     # have a crush on Klaus Mueller" (party run of seed 1j).
     memos = [m.record.description for m in memories if m.record.predicate == MEMO]
+
     # An echo is one unlucky sample, not the end of what there is to say: in a morning run
     # Klaus answered Maria's invitation with her own words, and another seed answers it.
-    return ask_until(
+    def worth_saying(answer: Answer) -> bool:
+        return _fresh(answer.says, lines, agent.name, partner, memos)
+
+    answer = ask_until(
         agent,
         RESPOND,
-        lambda answer: _fresh(answer.says, lines, agent.name, partner, memos),
+        worth_saying,
         agent.settings.conversation.line_attempts,
         avoid=[line.text for line in lines] + memos,
         partner=partner,
@@ -157,6 +177,7 @@ def next_line(
         history=list(lines),
         talked_at="" if lines else _talked_today(agent, partner, now),
     )
+    return answer, worth_saying(answer)
 
 
 def _talked_today(agent: Mind, partner: str, now: datetime) -> str:
@@ -184,9 +205,12 @@ def converse(
     lines: list[Line] = []
     speaker, listener = initiator, partner
     while len(lines) < max_utterances:
-        answer = next_line(speaker, listener.name, lines, now=now, setting=setting)
-        if _said_before(answer.says, [line.text for line in lines]):
-            break  # a model echoing a line with every seed has nothing more to say
+        answer, worth_saying = _next_line(speaker, listener.name, lines, now=now, setting=setting)
+        if lines and not worth_saying:
+            # No seed gave a line worth saying (each echoed, or Klaus said "I'm glad to meet
+            # Klaus Mueller", party run of seed 1p): the talk has nothing more in it. An
+            # opening is said all the same: a talk has at least one line.
+            break
         lines.append(Line(speaker.name, answer.says))
         if ends(answer):
             break
@@ -197,15 +221,15 @@ def converse(
 def _fresh(
     words: str, lines: Sequence[Line], speaker: str, partner: str, memos: Sequence[str]
 ) -> bool:
-    """A line worth saying: not one said before, nor a memo, not to the speaker themselves,
-    not opening as the speaker's last line did, and to the partner as "you"."""
+    """A line worth saying: not one said before, nor a memo, not to or of the speaker
+    themselves, not opening as the speaker's last line did, and to the partner as "you"."""
     if _said_before(words, [line.text for line in lines]):
         reject(ECHO, words)
         return False
     if _said_before(words, memos):
         reject(MEMO_SAID, words)
         return False
-    if _addresses_self(words, speaker):
+    if _addresses_self(words, speaker) or _speaks_of(words, speaker):
         reject(OWN_NAME, words)
         return False
     if _one_name_twice(words):
@@ -237,14 +261,16 @@ def _called(person: str) -> str:
     return rf"(?:{re.escape(person)}|{re.escape(person.split()[0])})"
 
 
-def _speaks_of(words: str, partner: str) -> bool:
-    """The partner named as a third person while spoken to: Maria told Klaus "I'd love to
-    have a Valentine's Day event with Klaus Mueller", her plan's words (party run of seed 2,
-    four of her lines in two days), and "I have a secret crush on Klaus Mueller!" (README
-    run, stop 49). The name after a word that makes it an object ("with", "for", "about",
-    "to", "and", "on", "of"), or before "'s" or a verb in the third person ("Klaus is");
-    "Klaus, are you..." and "Thanks, Klaus" speak to him."""
-    name = _called(partner)
+def _speaks_of(words: str, person: str) -> bool:
+    """``person`` named as a third person. The partner, while spoken to: Maria told Klaus
+    "I'd love to have a Valentine's Day event with Klaus Mueller", her plan's words (party run
+    of seed 2, four of her lines in two days), and "I have a secret crush on Klaus Mueller!"
+    (README run, stop 49). Or the speaker, who lost track of who speaks: "I'm glad to meet
+    Klaus Mueller", said by Klaus (party run of seed 1p). The name after a word that makes it
+    an object ("with", "for", "about", "to", "and", "on", "of"), or before "'s" or a verb in
+    the third person ("Klaus is"); "Klaus, are you..." and "Thanks, Klaus" speak to him, and
+    "I'm Klaus Mueller" introduces him."""
+    name = _called(person)
     before = r"\b(?:with|for|about|to|and|on|of|invite|ask|tell|meet|know|love|like|miss)\s+"
     after = r"(?:'s\b|\s+(?:is|was|has|will|said|says|told)\b)"
     object_of = re.search(rf"{before}{name}\b", words, flags=re.IGNORECASE)
