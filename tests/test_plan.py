@@ -201,6 +201,24 @@ def test_an_event_to_come_the_night_s_revision_drops_still_reaches_its_day(agent
     assert "dentist" not in request.user  # a date gone by is not kept
 
 
+def test_an_event_whose_hour_the_night_s_revision_drops_still_reaches_its_day(agent):
+    """Party run of seed 1p: the night kept the party's day by its name and not its hours,
+    and Isabella's plan for the 14th had no party in it."""
+    agent.currently = (
+        "Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe on February 14th"
+        " from 5pm to 7pm."
+    )
+    agent.model.completer.scripts["new_day"] = {
+        "currently": "Isabella Rodriguez is still decorating the cafe and inviting friends to"
+        " the Valentine's Day party.",
+        "yesterday": "She baked.",
+    }
+    planning.revise_for_new_day(agent, DAY + timedelta(days=1))
+    planning.plan_day(agent, DAY + timedelta(days=1))
+    (request,) = agent.model.completer.calls("event_item")
+    assert "from 5pm to 7pm" in request.variables["event"]
+
+
 def test_the_day_plan_sees_which_dated_events_fall_today(agent):
     """Small models cannot compare "February 14th" with "Monday February 13": the clock marks it."""
     agent.currently = "Isabella Rodriguez is planning a party at Hobbs Cafe on February 14th."

@@ -246,13 +246,17 @@ def _keep_events_to_come(agent: Mind, before: str, now: datetime) -> None:
     """Keep, as planning notes, the dated events to come that the night's revision of what the
     agent is up to left out: in the party run of seed 2 Isabella's "having a Valentine's Day
     party at Hobbs Cafe on February 14th at 5pm" became "decorating … from 5pm to 7pm", and
-    she walked away from her party at 18:03."""
+    she walked away from her party at 18:03. Its hours too: in the party run of seed 1p it
+    became "still decorating the cafe and inviting friends to the Valentine's Day party", its
+    day named by the holiday and no hour, and her plan for the 14th had no party in it."""
     today = gametime.day(now)
     named = gametime.days_from_today(agent.currently, today, by_name=True)
+    hours = set(_hours_named(agent.currently))
     dropped = [
         part
         for part in gametime.parts_to_come([before], today)
         if not gametime.days_from_today(part, today, by_name=True) & named
+        or not set(_hours_named(part)) <= hours
     ]
     if dropped:
         agent.remember([planning_note(agent.name, part, agent.name) for part in dropped], now)
