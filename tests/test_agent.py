@@ -284,6 +284,9 @@ def test_a_line_that_speaks_of_its_own_speaker_is_told_apart():
 
     assert _speaks_of("I'm glad to meet Klaus Mueller", "Klaus Mueller")
     assert _speaks_of("Klaus is writing all day.", "Klaus Mueller")
+    # Maria to Klaus, party run of seed 1p
+    assert _speaks_of("I'm thinking about asking Klaus to spend the day with me.", "Klaus Mueller")
+    assert not _speaks_of("Thanks for asking, Klaus!", "Klaus Mueller")
     assert not _speaks_of("I am Klaus Mueller, a sociology student.", "Klaus Mueller")
     assert not _speaks_of("Hello Maria! Klaus Mueller here.", "Klaus Mueller")
 

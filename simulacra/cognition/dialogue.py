@@ -271,7 +271,8 @@ def _speaks_of(words: str, person: str) -> bool:
     the third person ("Klaus is"); "Klaus, are you..." and "Thanks, Klaus" speak to him, and
     "I'm Klaus Mueller" introduces him."""
     name = _called(person)
-    before = r"\b(?:with|for|about|to|and|on|of|invite|ask|tell|meet|know|love|like|miss)\s+"
+    verbs = r"invit(?:e|ing)|ask(?:ing)?|tell(?:ing)?|meet(?:ing)?|know|lov(?:e|ing)|like|miss"
+    before = rf"\b(?:with|for|about|to|and|on|of|{verbs})\s+"
     after = r"(?:'s\b|\s+(?:is|was|has|will|said|says|told)\b)"
     object_of = re.search(rf"{before}{name}\b", words, flags=re.IGNORECASE)
     subject = re.search(rf"\b{name}{after}", words)
