@@ -279,18 +279,6 @@ def test_a_reply_no_seed_makes_worth_saying_ends_the_talk(build, tmp_path):
     assert len(backend.calls("respond")) == Settings().conversation.line_attempts
 
 
-def test_a_line_that_speaks_of_its_own_speaker_is_told_apart():
-    from simulacra.cognition.dialogue import _speaks_of
-
-    assert _speaks_of("I'm glad to meet Klaus Mueller", "Klaus Mueller")
-    assert _speaks_of("Klaus is writing all day.", "Klaus Mueller")
-    # Maria to Klaus, party run of seed 1p
-    assert _speaks_of("I'm thinking about asking Klaus to spend the day with me.", "Klaus Mueller")
-    assert not _speaks_of("Thanks for asking, Klaus!", "Klaus Mueller")
-    assert not _speaks_of("I am Klaus Mueller, a sociology student.", "Klaus Mueller")
-    assert not _speaks_of("Hello Maria! Klaus Mueller here.", "Klaus Mueller")
-
-
 def test_a_line_that_is_the_second_half_of_the_last_one_is_an_echo():
     from simulacra.cognition.dialogue import _said_before
 
@@ -305,15 +293,38 @@ def test_a_line_that_is_the_second_half_of_the_last_one_is_an_echo():
     assert not _said_before("On Valentine's Day.", said)  # short: a plain answer
 
 
-def test_a_line_that_calls_its_own_speaker_by_name_is_told_apart():
-    from simulacra.cognition.dialogue import _addresses_self
+def test_a_line_that_names_its_own_speaker_is_told_apart():
+    """Klaus to Maria in a morning run: "I'm studying physics, Klaus Mueller"; to Isabella in
+    party run 1p: "I'm glad to meet Klaus Mueller"."""
+    from simulacra.cognition.dialogue import _addresses_self, _speaks_of
 
-    assert _addresses_self("I'm studying physics, Klaus Mueller.", "Klaus Mueller")
-    assert _addresses_self("Hello Klaus! Want to study?", "Klaus Mueller")
-    assert _addresses_self("Thanks, Klaus.", "Klaus Mueller")
-    assert not _addresses_self("Hi, I'm Klaus Mueller. Nice to meet you!", "Klaus Mueller")
-    assert not _addresses_self("Hello Maria! Klaus Mueller here.", "Klaus Mueller")
-    assert not _addresses_self("Hello Maria, how are you?", "Klaus Mueller")
+    def own_name(words: str) -> bool:
+        return _addresses_self(words, "Klaus Mueller") or _speaks_of(words, "Klaus Mueller")
+
+    for words in [
+        "I'm studying physics, Klaus Mueller.",
+        "Hello Klaus! Want to study?",
+        "Thanks, Klaus.",
+        "I'm glad to meet Klaus Mueller",
+        "Klaus is writing all day.",
+    ]:
+        assert own_name(words), words
+    for words in [
+        "Hi, I'm Klaus Mueller. Nice to meet you!",
+        "I am Klaus Mueller, a sociology student.",
+        "Hello Maria! Klaus Mueller here.",
+        "Hello Maria, how are you?",
+    ]:
+        assert not own_name(words), words
+
+
+def test_a_partner_asked_or_invited_is_spoken_of():
+    """Maria to Klaus, party run of seed 1p."""
+    from simulacra.cognition.dialogue import _speaks_of
+
+    line = "I'm thinking about asking Klaus to spend Valentine's Day with me."
+    assert _speaks_of(line, "Klaus Mueller")
+    assert not _speaks_of("Thanks for asking, Klaus!", "Klaus Mueller")  # spoken to
 
 
 def test_a_line_that_says_one_name_twice_is_told_apart():
