@@ -121,3 +121,14 @@ def test_a_text_lead_is_written_by_the_grammar_and_left_out_of_the_answer():
     assert '"You (A.) <what>"' in shape_sentence(schema)
     assert "at most 20 characters" in shape_sentence(schema)
     assert reply.model_validate({"heard": "You (A.) asked me out"}).heard == "asked me out"
+
+
+def test_an_activity_without_a_lead_ends_in_its_own_words_and_escapes_nothing():
+    """Party run of seed 1p: bounded at the 60 the prompt asks, the hourly schedule cut "...to
+    the Valentine's Day party" to "...to the Valent"; free to escape, it wrote "Valentine\\"."""
+    hour = create_model("Hour", __base__=Answer, h09=(activity_phrase(60, "activity"), ...))
+    field = hour.model_json_schema()["properties"]["h09"]
+    assert field["x-stated-length"] == 60 and field["maxLength"] > 60
+    pattern = re.compile(field["pattern"])
+    assert pattern.match("inviting friends to the Valentine's Day party at Hobbs Cafe at five")
+    assert not pattern.match("inviting friends for Valentine\\")

@@ -88,7 +88,9 @@ def activity_phrase(
     if not lead:
         # Bounded at what the prompt asks, the hourly schedule cut the host's "still decorating
         # the cafe and inviting friends to the Valentine's Day party" to "... to the Valent",
-        # thirteen hours of her party's day (party run of seed 1p): see _rest_length.
+        # thirteen hours of her party's day (party run of seed 1p): see _rest_length. No
+        # backslash: free to escape, the 1.5B wrote "for Valentine\" where it meant an
+        # apostrophe, and the bound ended the phrase there.
         bound = _rest_length(max_length)
         return Annotated[
             str,
@@ -96,7 +98,10 @@ def activity_phrase(
                 min_length=3,
                 max_length=bound,
                 description=description,
-                json_schema_extra={STATED: max_length},
+                json_schema_extra={
+                    "pattern": f"^{_TEXT_CHAR}{{3,{bound}}}$",
+                    STATED: max_length,
+                },
             ),
             AfterValidator(partial(as_activity, bound=bound)),
         ]
