@@ -143,13 +143,14 @@ _ACTIVITY_UNIT = (
 
 
 def _rest_length(max_length: int) -> int:
-    """How long the words after the first may be: ``max_length``, which the prompt asks for,
-    and 20 more. A regular bound cannot count the first word's letters, so the rest is
-    bounded alone; and a phrase that runs into a bound ends in whatever piece of a token
-    fits: as ``max_length`` less the longest first word, a phrase after "getting" was cut
-    at 51 characters ("... the Valentine's Day event with Kl", one in 20 of a party run's
-    activities), and at ``max_length`` less 3, Klaus's "writing a research paper on the
-    effects of gentrification in low-income communities", copied from what he is up to,
+    """How long the words after a led phrase's first word may be (and a phrase without a
+    lead, whole): ``max_length``, which the prompt asks for, and 20 more. A regular bound
+    cannot count the first word's letters, so the rest is bounded alone; and a phrase that
+    runs into a bound ends in whatever piece of a token fits: as ``max_length`` less the
+    longest first word, a phrase after "getting" was cut at 51 characters ("... the
+    Valentine's Day event with Kl", one in 20 of a party run's activities), and at
+    ``max_length`` less 3, Klaus's "writing a research paper on the effects of gentrification
+    in low-income communities", copied from what he is up to,
     ended "low-incomecomm" (30 of 643 activities in an eval)."""
     return max_length + 20
 
