@@ -124,7 +124,7 @@ def parts_of_today(texts: Sequence[str], today: str, *, written_today: bool = Fa
         days = days_from_today(part, today, by_name=True)
         return 0 in days or (written_today and not days and _SAID_TODAY.search(part) is not None)
 
-    return [part for part in _parts(texts) if of_today(part)]
+    return [part for part in parts(texts) if of_today(part)]
 
 
 _SAID_TODAY = re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I)
@@ -134,12 +134,13 @@ def parts_to_come(texts: Sequence[str], today: str) -> list[str]:
     """The sentences of ``texts`` that name a date (or a holiday) from ``today`` on."""
     return [
         part
-        for part in _parts(texts)
+        for part in parts(texts)
         if any(d >= 0 for d in days_from_today(part, today, by_name=True))
     ]
 
 
-def _parts(texts: Sequence[str]) -> list[str]:
+def parts(texts: Sequence[str]) -> list[str]:
+    """The sentences of ``texts``, and the clauses between their semicolons."""
     return [
         part.strip()
         for text in texts
@@ -163,6 +164,27 @@ def hhmm(text: str) -> str:
         return f"{hour:02d}:{m[2] or '00'}"
 
     return _CLOCK.sub(clock, text)
+
+
+def before_when(text: str) -> str:
+    """The words of ``text`` before the first date, clock time or "today" it names, without
+    the word that leads to it: "having a party at Hobbs Cafe on February 14th at 5pm" ->
+    "having a party at Hobbs Cafe"."""
+    text = hhmm(text)
+    first = min((m.start() for m in (p.search(text) for p in _WHEN) if m), default=len(text))
+    words = text[:first].rstrip(" ,;:").split()
+    while words and words[-1].lower() in _LEADS_TO_WHEN:
+        words.pop()
+    return " ".join(words).rstrip(",;:")
+
+
+_WHEN = (
+    _DATED,
+    re.compile(
+        r"\b\d\d:\d\d\b|\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening))\b", re.I
+    ),
+)
+_LEADS_TO_WHEN = {"on", "at", "from", "by", "until", "till", "around", "this", "for", "starting"}
 
 
 def in_force(

@@ -22,6 +22,7 @@ from simulacra.llm.repairs import reject, repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
+from simulacra.wording import bare_words, mostly_in
 
 RESPOND = template_beside(__file__, "respond")
 AFTER_CHAT = template_beside(__file__, "after_chat")
@@ -252,7 +253,7 @@ _OPENING_WORDS = 3
 
 
 def _opens_as(words: str, before: str) -> bool:
-    mine, theirs = _bare(words).split(), _bare(before).split()
+    mine, theirs = bare_words(words), bare_words(before)
     return len(mine) > _OPENING_WORDS and mine[:_OPENING_WORDS] == theirs[:_OPENING_WORDS]
 
 
@@ -300,7 +301,7 @@ _ECHO_SHARE = 0.8
 
 
 def _bare(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).strip()
+    return " ".join(bare_words(text))
 
 
 def _said_before(words: str, texts: Sequence[str]) -> bool:
@@ -310,12 +311,12 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
     It would be a great..."), and both went on asking "Could you please give me some tips on
     studying?" behind new greetings."""
     said = _bare(words)
-    sentences = [_bare(s).split() for s in re.split(r"(?<=[.!?])\s+", words)]
+    sentences = [bare_words(s) for s in re.split(r"(?<=[.!?])\s+", words)]
     sentences = [s for s in sentences if len(s) >= _ECHO_WORDS]
     for text in texts:
         before = _bare(text)
         their_words = before.split()
-        if any(_mostly_in(sentence, their_words) for sentence in sentences):
+        if any(mostly_in(sentence, their_words, _ECHO_SHARE) for sentence in sentences):
             return True
         match = difflib.SequenceMatcher(None, said, before, autojunk=False)
         if match.ratio() > 0.9:
@@ -324,12 +325,6 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
         if len(said) >= _ECHO_PIECE and piece >= 0.8 * len(said):
             return True
     return False
-
-
-def _mostly_in(sentence: list[str], line: list[str]) -> bool:
-    """Whether most of ``sentence``'s words are ``line``'s, in their order."""
-    blocks = difflib.SequenceMatcher(None, sentence, line, autojunk=False).get_matching_blocks()
-    return sum(b.size for b in blocks) >= _ECHO_SHARE * len(sentence)
 
 
 def _addresses_self(words: str, speaker: str) -> bool:

@@ -19,7 +19,6 @@ from pydantic.dataclasses import dataclass
 from pydantic_core import core_schema
 
 from simulacra import gametime
-from simulacra.cognition.dialogue import planning_note
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
@@ -28,6 +27,7 @@ from simulacra.llm.schema import Answer
 from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
+from simulacra.wording import bare_words, mostly_in
 
 NEW_DAY = template_beside(__file__, "new_day")
 DAY_PLAN = template_beside(__file__, "day_plan")
@@ -230,36 +230,75 @@ def revise_for_new_day(agent: Mind, today: date) -> str:
             if hit.record.created >= yesterday:
                 seen[hit.record.id] = hit.record.description
     before = agent.currently or agent.persona.currently or PHRASES.text("no_currently")
+    today = gametime.day(now)
     answer = agent.ask(
         NEW_DAY,
+        after=lambda answer: _with_events_kept(before, answer.currently, today),
         currently=before,
         yesterday=f"{yesterday:%A %B} {yesterday.day}",
-        today=gametime.day(now),
+        today=today,
         memories=list(seen.values()) or [PHRASES.text("nothing_remembered")],
     )
-    agent.currently = answer.currently
-    _keep_events_to_come(agent, before, now)
+    agent.currently = _with_events_kept(before, answer.currently, today)
     return answer.yesterday
 
 
-def _keep_events_to_come(agent: Mind, before: str, now: datetime) -> None:
-    """Keep, as planning notes, the dated events to come that the night's revision of what the
-    agent is up to left out: in the party run of seed 2 Isabella's "having a Valentine's Day
-    party at Hobbs Cafe on February 14th at 5pm" became "decorating … from 5pm to 7pm", and
-    she walked away from her party at 18:03. Its hours too: in the party run of seed 1p it
-    became "still decorating the cafe and inviting friends to the Valentine's Day party", its
-    day named by the holiday and no hour, and her plan for the 14th had no party in it."""
-    today = gametime.day(now)
-    named = gametime.days_from_today(agent.currently, today, by_name=True)
-    hours = set(_hours_named(agent.currently))
-    dropped = [
-        part
-        for part in gametime.parts_to_come([before], today)
-        if not gametime.days_from_today(part, today, by_name=True) & named
-        or not set(_hours_named(part)) <= hours
-    ]
-    if dropped:
-        agent.remember([planning_note(agent.name, part, agent.name) for part in dropped], now)
+EVENT_KEPT = rule(
+    "plan.event_kept", "a dated event to come the night reworded or left out, in its old words"
+)
+
+
+def _with_events_kept(before: str, currently: str, today: str) -> str:
+    """``currently`` with each dated event to come of ``before`` that it does not hold mostly
+    word for word, hours and all, put back in its old words: in place of the first other part
+    that names its day, else after the rest. The night's revision rewrites an event into its
+    preparations: Isabella's "having a Valentine's Day party at Hobbs Cafe on February 14th at
+    5pm" became "decorating … from 5pm to 7pm" (party run of seed 2: she walked away from her
+    party at 18:03), "still decorating the cafe and inviting friends to the Valentine's Day
+    party", the hours gone (seed 1p: no party in her plan for the 14th), and "decorating the
+    cafe and inviting customers and friends at Hobbs Cafe on February 14th from 5pm to 7pm" in
+    2 of 6 samples of her night on the 1.5B. What she is up to is read by every prompt after,
+    so the event is kept there, not in a note beside it. An event changed for a reason keeps
+    its old words too: the night has no way to say one was."""
+    return repair(EVENT_KEPT, currently, lambda text: _events_put_back(before, text, today))
+
+
+def _events_put_back(before: str, currently: str, today: str) -> str:
+    parts = gametime.parts([currently])
+    events = gametime.parts_to_come([before], today)
+    held = {part for part in parts for event in events if _holds(part, event)}
+    text = currently.strip()
+    for event in events:
+        if any(_holds(part, event) for part in held):
+            continue
+        days = gametime.days_from_today(event, today, by_name=True)
+        same_day = [p for p in parts if days & gametime.days_from_today(p, today, by_name=True)]
+        part = next((p for p in same_day if p not in held), None)
+        if part is None:
+            text = f"{text} {_sentence(event)}".strip()
+        else:
+            held.add(part)
+            put = _sentence(event) if part[-1] in ".!?" else event.rstrip(".!?")
+            text = text.replace(part, put, 1)
+    return text
+
+
+def _holds(part: str, event: str) -> bool:
+    """Whether ``part`` says ``event`` mostly word for word ("hosting" for "throwing"), and
+    at all the hours it names."""
+    hours = set(_hours_named(event)) <= set(_hours_named(part))
+    return hours and mostly_in(bare_words(event), bare_words(part), share=_HELD_SHARE)
+
+
+# "decorating the cafe and inviting customers and friends to her Valentine's Day party at Hobbs
+# Cafe on February 14th from 5pm to 7pm" holds 17 of the 20 words of "Isabella Rodriguez is
+# throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"; "She is
+# throwing ..." 18, and "... is hosting ..." 19.
+_HELD_SHARE = 0.9
+
+
+def _sentence(part: str) -> str:
+    return part if part[-1] in ".!?" else f"{part}."
 
 
 def wake_times(usual: time, offsets: list[int]) -> list[str]:
@@ -359,23 +398,47 @@ def _event_item(
 ) -> tuple[PlanItem, str] | None:
     """The day plan's item for one of today's events and the "HH:MM" it ends at (the first
     hour the event names after the item's, else the item's own), or None where the answer
-    is nothing to do (its call logs it)."""
+    is nothing to do (its call logs it). An event of the resident's own doing is its item in
+    its own words, unasked."""
     life = agent.persona.lifestyle
-    answer = agent.ask(
-        EVENT_ITEM,
-        today=today,
-        event=event,
-        usual_wake=f"{life.wake:%H:%M}",
-        usual_sleep=f"{life.sleep:%H:%M}",
-        first_time=first_time,
-    )
-    if _is_nothing(answer.activity):
-        reject(EMPTY_ITEM, f"{answer.time} {answer.activity}")
-        return None
     named = _hours_named(event)
-    end = min((t for t in named if t > answer.time), default=answer.time)
-    return PlanItem.at(answer.time, answer.activity), end
+    item = _own_item(agent.name, event, plan_times(first_time, f"{life.sleep:%H:%M}"))
+    if item is None:
+        answer = agent.ask(
+            EVENT_ITEM,
+            today=today,
+            event=event,
+            usual_wake=f"{life.wake:%H:%M}",
+            usual_sleep=f"{life.sleep:%H:%M}",
+            first_time=first_time,
+        )
+        if _is_nothing(answer.activity):
+            reject(EMPTY_ITEM, f"{answer.time} {answer.activity}")
+            return None
+        item = PlanItem.at(answer.time, answer.activity)
+    end = min((t for t in named if t > item.time), default=item.time)
+    return item, end
 
+
+def _own_item(name: str, event: str, times: list[str]) -> PlanItem | None:
+    """ "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th
+    from 5pm to 7pm" is "17:00 throwing a Valentine's Day party at Hobbs Cafe". Asked for its
+    item, the 1.5B wrote "17:00 going to Hobbs Cafe at 17:00" and "17:00 decorating the cafe"
+    (2 of 6 samples of Isabella's plan for the 14th), the party gone from her day."""
+    own = re.match(rf"(?:{re.escape(name)}|s?he) is (\w+ing\b.*)", event, re.IGNORECASE)
+    hours = _hours_named(event)
+    if own is None or not hours or hours[0] not in times:
+        return None
+    doing = gametime.before_when(own[1])
+    if not 3 <= len(doing) <= _EVENT_ITEM_LENGTH:
+        return None
+    return PlanItem.at(hours[0], doing)
+
+
+# As long as event_item.prompt.toml lets an item be.
+_EVENT_ITEM_LENGTH = next(
+    f.max_length or 0 for f in EVENT_ITEM.answer.fields if f.name == "activity"
+)
 
 EMPTY_ITEM = rule("plan.empty_item", 'an item of nothing to do ("none")')
 PREAMBLE_ITEM = rule("plan.preamble_item", "an item in the words of the prompts' preamble")

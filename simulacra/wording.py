@@ -1,0 +1,18 @@
+"""How much of one text another holds, word for word: what tells an echo from a reply, and a
+kept plan from a reworded one."""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+
+def bare_words(text: str) -> list[str]:
+    """``text``'s words, lower case, without punctuation ("Valentine's" is two)."""
+    return re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
+
+
+def mostly_in(words: list[str], other: list[str], share: float = 0.8) -> bool:
+    """Whether at least ``share`` of ``words`` are ``other``'s, in their order."""
+    blocks = difflib.SequenceMatcher(None, words, other, autojunk=False).get_matching_blocks()
+    return sum(b.size for b in blocks) >= share * len(words)
