@@ -346,6 +346,34 @@ def test_a_note_that_names_a_holiday_brings_it_to_that_day_s_plan(agent):
     assert asked.variables["event"].startswith("For Isabella Rodriguez's planning: Maria will")
 
 
+def test_of_two_events_at_one_hour_the_first_is_the_day_s(agent):
+    """Party run of seed 1q: the host's note "the event at Hobbs Cafe on February 14th from
+    5pm to 7pm", asked for its item, became "decorating the cafe ..." and took her party's
+    hours."""
+    from simulacra.cognition.dialogue import PLANNING_NOTE
+    from simulacra.memory import NewMemory
+
+    agent.currently = (
+        "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th"
+        " from 5pm to 7pm."
+    )
+    notes = [
+        "For Isabella Rodriguez's planning: the event at Hobbs Cafe on February 14th from 5pm"
+        " to 7pm",
+        "For Isabella Rodriguez's planning: Maria's stream on February 14th at 6pm",
+        "For Isabella Rodriguez's planning: Klaus's talk on February 14th at 7pm",
+    ]
+    agent.remember(
+        [NewMemory(n, Kind.REFLECTION, subject=agent.name, predicate=PLANNING_NOTE) for n in notes],
+        datetime.combine(DAY, time(12)),
+    )
+    agent.model.completer.scripts["event_item"] = {"activity": "Klaus's talk", "time": "19:00"}
+    day = planning.plan_day(agent, DAY + timedelta(days=1))
+    (asked,) = agent.model.completer.calls("event_item")
+    assert asked.variables["event"].endswith("Klaus's talk on February 14th at 7pm")
+    assert day.events[0] == "17:00 throwing a Valentine's Day party at Hobbs Cafe"
+
+
 def test_news_of_an_event_later_today_takes_its_hours_in_today_s_plan(agent):
     """Party run of seed 1i: told of the party on its morning, after her plan was made, Maria
     went on with her day and never came. A talk's note of an event later today is re-planned

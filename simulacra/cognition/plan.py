@@ -117,6 +117,22 @@ def _events_of_today(texts: Sequence[str], today: str, *, written_today: bool = 
     return [part for part in parts if _hours_named(part)]
 
 
+def _one_at_a_time(events: list[str]) -> list[str]:
+    """``events`` (each naming an hour) less any that begins at or within the hours of one
+    before it: what the resident is up to comes first, then resolutions, then notes, the
+    newest first. In the party run of seed 1q the host's "throwing a Valentine's Day party at
+    Hobbs Cafe on February 14th from 5pm to 7pm" and her note "the event at Hobbs Cafe on
+    February 14th from 5pm to 7pm" were two events; asked for its item, the note became
+    "decorating the cafe and inviting customers and friends", and it took the party's hours."""
+    kept: list[str] = []
+    for event in events:
+        start = _hours_named(event)[0]
+        spans = [_hours_named(k) for k in kept]
+        if not any(h[0] == start or h[0] < start < h[-1] for h in spans):
+            kept.append(event)
+    return kept
+
+
 def _hours_named(text: str) -> list[str]:
     """The "HH:MM" times ``text`` names ("from 5pm to 7pm": 17:00 and 19:00)."""
     return [m[0] for m in _CLOCK.finditer(gametime.hhmm(text))]
@@ -321,7 +337,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     notes = agent.planning_notes(midnight - timedelta(days=settings.event_notes_days))
     newest_first = sorted(notes, key=lambda n: n.created, reverse=True)
     sources = [agent.currently or "", *resolutions, *(n.description for n in newest_first)]
-    events = list(dict.fromkeys(_events_of_today(sources, day_name)))
+    events = _one_at_a_time(list(dict.fromkeys(_events_of_today(sources, day_name))))
     # Said to a resident with nothing dated ahead, "an event on another date does not happen
     # today" became "preparing for a new event on another date" (the 25-resident hour).
     later = any(d > 0 for s in sources for d in gametime.days_from_today(s, day_name, by_name=True))
