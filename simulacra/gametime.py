@@ -178,11 +178,14 @@ def before_when(text: str) -> str:
     return " ".join(words).rstrip(",;:")
 
 
+# An "HH:MM" in hhmm's text.
+HHMM = re.compile(r"\b(?:[01]\d|2[0-3]):[0-5]\d\b")
+# Where "when" begins: a date, an "HH:MM" (after hhmm) or a word for a day.
 _WHEN = (
     _DATED,
-    re.compile(
-        r"\b\d\d:\d\d\b|\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening))\b", re.I
-    ),
+    HHMM,
+    _SAID_TODAY,
+    re.compile(r"\btomorrow\b", re.I),
 )
 _LEADS_TO_WHEN = {"on", "at", "from", "by", "until", "till", "around", "this", "for", "starting"}
 

@@ -12,7 +12,7 @@ def bare_words(text: str) -> list[str]:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
 
 
-def mostly_in(words: list[str], other: list[str], share: float = 0.8) -> bool:
+def mostly_in(words: list[str], other: list[str], share: float) -> bool:
     """Whether at least ``share`` of ``words`` are ``other``'s, in their order."""
     blocks = difflib.SequenceMatcher(None, words, other, autojunk=False).get_matching_blocks()
     return sum(b.size for b in blocks) >= share * len(words)

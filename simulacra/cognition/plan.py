@@ -42,7 +42,6 @@ MORNING_ROUTINE = PHRASES.text("morning_routine")
 # the routine's block (half an hour to two hours, with the wake-up and the day's first item).
 ROUTINE_SHARES = (20, 10, 30)
 ROUTINE_STEPS = tuple(zip(PHRASES.texts("morning_routine_steps"), ROUTINE_SHARES, strict=True))
-_CLOCK = re.compile(r"\b(?:[01]\d|2[0-3]):[0-5]\d\b")  # an "HH:MM" in gametime.hhmm's text
 
 
 def is_sleeping(activity: str) -> bool:
@@ -125,17 +124,18 @@ def _one_at_a_time(events: list[str]) -> list[str]:
     February 14th from 5pm to 7pm" were two events; asked for its item, the note became
     "decorating the cafe and inviting customers and friends", and it took the party's hours."""
     kept: list[str] = []
+    spans: list[list[str]] = []  # the hours each kept event names
     for event in events:
-        start = _hours_named(event)[0]
-        spans = [_hours_named(k) for k in kept]
-        if not any(h[0] == start or h[0] < start < h[-1] for h in spans):
+        hours = _hours_named(event)
+        if not any(h[0] == hours[0] or h[0] < hours[0] < h[-1] for h in spans):
             kept.append(event)
+            spans.append(hours)
     return kept
 
 
 def _hours_named(text: str) -> list[str]:
     """The "HH:MM" times ``text`` names ("from 5pm to 7pm": 17:00 and 19:00)."""
-    return [m[0] for m in _CLOCK.finditer(gametime.hhmm(text))]
+    return [m[0] for m in gametime.HHMM.finditer(gametime.hhmm(text))]
 
 
 def plan_times(first: str, bedtime: str) -> list[str]:
@@ -282,11 +282,10 @@ def _with_events_kept(before: str, currently: str, today: str) -> str:
 def _events_put_back(before: str, currently: str, today: str) -> str:
     parts = gametime.parts([currently])
     events = gametime.parts_to_come([before], today)
-    held = {part for part in parts for event in events if _holds(part, event)}
+    holding = {event: [p for p in parts if _holds(p, event)] for event in events}
+    held = {part for found in holding.values() for part in found}
     text = currently.strip()
-    for event in events:
-        if any(_holds(part, event) for part in held):
-            continue
+    for event in (e for e, found in holding.items() if not found):
         days = gametime.days_from_today(event, today, by_name=True)
         same_day = [p for p in parts if days & gametime.days_from_today(p, today, by_name=True)]
         part = next((p for p in same_day if p not in held), None)
@@ -418,7 +417,7 @@ def _event_item(
     its own words, unasked."""
     life = agent.persona.lifestyle
     named = _hours_named(event)
-    item = _own_item(agent.name, event, plan_times(first_time, f"{life.sleep:%H:%M}"))
+    item = _own_item(agent.name, event, named, plan_times(first_time, f"{life.sleep:%H:%M}"))
     if item is None:
         answer = agent.ask(
             EVENT_ITEM,
@@ -436,13 +435,12 @@ def _event_item(
     return item, end
 
 
-def _own_item(name: str, event: str, times: list[str]) -> PlanItem | None:
+def _own_item(name: str, event: str, hours: list[str], times: list[str]) -> PlanItem | None:
     """ "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th
     from 5pm to 7pm" is "17:00 throwing a Valentine's Day party at Hobbs Cafe". Asked for its
     item, the 1.5B wrote "17:00 going to Hobbs Cafe at 17:00" and "17:00 decorating the cafe"
     (2 of 6 samples of Isabella's plan for the 14th), the party gone from her day."""
     own = re.match(rf"(?:{re.escape(name)}|s?he) is (\w+ing\b.*)", event, re.IGNORECASE)
-    hours = _hours_named(event)
     if own is None or not hours or hours[0] not in times:
         return None
     doing = gametime.before_when(own[1])
