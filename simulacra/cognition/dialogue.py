@@ -343,7 +343,7 @@ def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now:
     notes = agent.ask(
         AFTER_CHAT,
         partner=partner,
-        now=gametime.describe(now),
+        today=gametime.day(now.date()),
         lines=list(lines),
     )
     transcript = " ".join(str(line) for line in lines)
