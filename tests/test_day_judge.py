@@ -239,15 +239,20 @@ def test_what_is_a_state(state, broken):
         ("taking a shower", "Isabella Rodriguez's apartment: bathroom: shower", False),
         ("brushing her teeth", "Isabella Rodriguez's apartment: main room: bed", True),
         ("washing dishes", "Hobbs Cafe: kitchen: kitchen sink", False),
-        ("reading", "Hobbs Cafe: cafe: cafe tables", False),  # neither kind: any place
+        ("gardening", "Johnson Park: community garden: garden shed", False),  # no kind: any place
         ("playing various online games", "Oak Hill College: classroom: blackboard", True),
         ("streaming games", f"{DORM}: Maria Lopez's room: desk", False),
         ("playing a game on her phone", "The Rose and Crown Pub: pub: bar counter", False),
         ("watching a movie", "Oak Hill College: library: bookshelves", True),
         ("watching a movie", f"{DORM}: common room: sofa", False),
+        ("writing the body of the paper", "Johnson Park: community garden: garden shed", True),
+        ("taking notes during his research", f"{DORM}: kitchen: stove", True),
+        ("studying for the exam", "Oak Hill College: classroom: blackboard", False),
+        ("reading the news", f"{DORM}: kitchen: kitchen table", False),
+        ("writing at Hobbs Cafe", "Hobbs Cafe: cafe: cafe counter", False),
     ],
 )
-def test_sleeping_eating_washing_and_screens_in_their_places(activity, address, broken):
+def test_what_needs_a_place_meant_for_it_is_done_there(activity, address, broken):
     assert (wording.place_for(activity, address) is not None) is broken
 
 

@@ -47,7 +47,7 @@ _LABELS = {
     FindingKind.PROMPT: "prompt or schema text",
     FindingKind.NOT_DOING: "not a doing (a name, a thing, cut short)",
     FindingKind.OVERRUN: "held far past its plan",
-    FindingKind.PLACE: "sleeping, eating, washing or screens out of place",
+    FindingKind.PLACE: "sleeping, eating, washing, screens or desk work out of place",
     FindingKind.COMPANY: "with someone who was in another room",
     FindingKind.OTHER_DAY: "an event of another day",
     FindingKind.LINE: "a line: assistant, echo, partner in the third person",

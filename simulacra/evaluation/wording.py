@@ -148,15 +148,16 @@ def not_doing(activity: str, names: Iterable[str]) -> str | None:
 
 
 def kinds_of(activity: str) -> list[str]:
-    """The kinds of activity (sleeping, eating, washing) that need a place meant for them."""
+    """The kinds of activity (sleeping, eating, washing...) that need a place meant for them."""
     t = plain(activity)
     places = vocabulary().places
     return [kind for kind, p in places.items() if any(re.search(a, t) for a in p.activity)]
 
 
 def place_for(activity: str, address: str) -> str | None:
-    """Sleeping, eating, washing or a screen's pastime at a place whose room and object are
-    meant for none of the kinds the activity is of: "sleeping" at "Dorm: common room: sofa"."""
+    """Sleeping, eating, washing, a screen's pastime or desk work at a place whose room and
+    object are meant for none of the kinds the activity is of: "sleeping" at "Dorm: common
+    room: sofa", "writing the body of the paper" at a garden shed."""
     kinds = kinds_of(activity)
     if not kinds or not address:
         return None
