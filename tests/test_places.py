@@ -132,3 +132,36 @@ def test_the_morning_routine_happens_where_each_home_has_its_things(real_embedde
             assert split_address(place)[0] == home and chooser.allowed(persona.name, place)
         assert chooser.best_at_home(persona, shower).endswith(": shower"), persona.name
         assert ": kitchen: " in chooser.best_at_home(persona, breakfast), persona.name
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("who", "activity", "offered"),
+    [
+        # ranked alone, the topic's words offered a community garden's shed and a bathroom sink
+        (
+            "Klaus Mueller",
+            "writing a research paper on the effects of gentrification in low-income communities",
+            ("Oak Hill College: library: ", "Hobbs Cafe: cafe: "),
+        ),
+        ("Maria Lopez", "streaming games", ("Dorm for Oak Hill College: Maria Lopez's room: ",)),
+    ],
+)
+def test_the_places_a_resident_lives_and_works_in_are_always_offered(
+    real_embedder, who, activity, offered
+):
+    """Their home and workplace (the room, where the persona names one) and the places they
+    usually go to, each with its best place for the activity, whatever else ranks higher."""
+    from types import SimpleNamespace
+
+    from simulacra.world.spatial import SpatialMemory
+
+    world = load_world(WORLDS / "smallville-3")
+    persona = next(p for p in world.residents if p.name == who)
+    resident = SimpleNamespace(
+        name=who, persona=persona, spatial=SpatialMemory.for_persona(world, persona)
+    )
+    chooser = PlaceChooser(world, real_embedder, Settings().plan)
+    places = chooser.candidates(resident, activity, world.tiles_of(persona.home)[0]).places
+    for address in offered:
+        assert any(p.startswith(address) for p in places), (address, places)

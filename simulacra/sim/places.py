@@ -78,8 +78,8 @@ class PlaceChooser:
         put "reading her physics textbook" for "studying at Hobbs Cafe" in the library where
         Maria was, 3 times of 3 (stop 44); and a step placed for "writing at Hobbs Cafe"
         after a talk went to the college's lounge, its block's later steps with it (seed 2g).
-        The best place of a building that ``activity`` names, and the best at work and at
-        home, are always among them."""
+        The best place of a building that ``activity`` names, and the best in the resident's
+        workplace, usual places, home room and home, are always among them."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
@@ -111,10 +111,16 @@ class PlaceChooser:
 
         ranked = sorted(known, key=lambda p: (-score(p), p))
         # A cafe owner's "working at the counter" must be placeable at the cafe even if a pub
-        # scores higher, and "having a coffee at Hobbs Cafe" at the cafe.
+        # scores higher, and "having a coffee at Hobbs Cafe" at the cafe; and a place the
+        # resident usually goes to, where their habits put their days (Klaus writes at Hobbs
+        # Cafe in the afternoon). Ranked alone, "writing a research paper on the effects of
+        # gentrification in low-income communities" offered the community garden's shed and
+        # the bathroom sink and neither the library nor a table at the cafe; he wrote at the
+        # shed for two hours (party seeds 1p and 1q).
+        usual = (r.persona.workplace or "", *r.persona.usual_places)
         must: list[str] = []
-        for sector in (*sorted(said), work, home):
-            best = next((p for p in ranked if sector and split_address(p)[0] == sector), None)
+        for within_place in (*sorted(said), *usual, r.persona.home, home):
+            best = next((p for p in ranked if within_place and _in(p, within_place)), None)
             if best is not None and best not in must:
                 must.append(best)
         chosen = (must + [p for p in ranked if p not in must])[: self.settings.place_choices]
@@ -150,6 +156,11 @@ class PlaceChooser:
         self._embed(mine)
         query = self.embedder.embed_one(words)
         return max(sorted(mine), key=lambda p: float(self._vectors[p] @ query))
+
+
+def _in(place: str, address: str) -> bool:
+    """Whether ``place`` is ``address`` or inside it ("Hobbs Cafe: cafe: piano" in "Hobbs Cafe")."""
+    return place == address or place.startswith(f"{address}: ")
 
 
 def _settled(places: list[str], home: str) -> tuple[str, ...]:
