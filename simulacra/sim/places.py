@@ -103,7 +103,7 @@ class PlaceChooser:
 
         def score(place: str) -> float:
             s = float(self._vectors[place] @ query)
-            if room and place.startswith(room):
+            if room and _in(place, room):
                 s += self.settings.here_bonus
             if split_address(place)[0] in (home, work):
                 s += self.settings.home_or_work_bonus
@@ -128,7 +128,7 @@ class PlaceChooser:
         for place in chosen:
             sector = split_address(place)[0]
             at_home, at_work = sector == home, sector == work
-            now_here = bool(room and place.startswith(room))
+            now_here = bool(room and _in(place, room))
             if at_home or at_work or now_here:
                 notes[place] = PHRASES.text("note", home=at_home, work=at_work, here=now_here)
         # In a fixed order, not by score: the steps of one block are offered the same places,
