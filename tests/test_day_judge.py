@@ -263,6 +263,9 @@ def test_what_needs_a_place_meant_for_it_is_done_there(activity, address, broken
         ("arriving at Hobbs Cafe for the party on February 14th", 13, True),
         ("preparing decorations for the Valentine's Day party", 13, False),
         ("setting up a table for the Valentine's Day cake", 13, False),  # seed 2's judge
+        # seed 2r's host, the day before
+        ("assisting with the setup and teardown of the Valentine's Day party", 13, False),
+        ("ensuring that the cafe is ready for the Valentine's Day party", 13, False),
         ("hosting the Valentine's Day party at Hobbs Cafe", 14, False),
         ("the party tomorrow, Feb 14", 13, False),
         ("celebrating Christmas", 13, True),
