@@ -205,6 +205,10 @@ def test_an_assistant_s_answer_is_told_from_a_person_s(line, assistant):
         ("reading", None),
         ("at the library", None),
         ("preparing food and drinks for the party", None),
+        # plural nouns (seeds 1p and 1q): "to balloon" and "to chair" are verbs too
+        ("placing colorful streamers and balloons around the cafe", None),
+        ("making sure all the tables and chairs are set up for the party", None),
+        ("logging into streaming platforms and chooses a game", "two verb forms"),
         ("showering, getting dressed and having breakfast at home", None),
         ("vlogging about her day", None),  # unknown to the lexicon, but -ing: a doing
     ],
