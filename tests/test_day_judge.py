@@ -199,6 +199,8 @@ def test_an_assistant_s_answer_is_told_from_a_person_s(line, assistant):
         ("Klaus is reading", "a name"),
         ("nothing", "not a verb"),
         ("morning routine", "not a verb"),
+        ("still writing a research paper", None),  # seeds 1p and 1q's plans
+        ("still", "not a verb"),
         ("preparing food and serves customers", "two verb forms"),
         ("setting up the tables and", "cut short"),
         ("brewing coffee", None),

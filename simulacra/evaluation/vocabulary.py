@@ -40,6 +40,7 @@ class PromptWords(_Table):
 
 class DoingWords(_Table):
     starts: list[str]
+    lasting: list[str]
     alone: list[str]
     dangling: list[str]
     after_plural: list[str]

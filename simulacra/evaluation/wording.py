@@ -127,7 +127,8 @@ def not_doing(activity: str, names: Iterable[str]) -> str | None:
     tokens = _WORD.findall(plain(activity))
     if not tokens:
         return "no words"
-    first = tokens[0]
+    # "still writing his paper" goes on with a doing: read as one, it is one.
+    first = tokens[1] if tokens[0] in words.lasting and len(tokens) > 1 else tokens[0]
     if first not in words.starts and not is_ing_verb(first):
         return f"starts with {first!r}, not a verb's -ing form"
     if len(tokens) == 1 and is_noun(first) and first not in words.alone:
