@@ -58,18 +58,20 @@ def test_a_family_shares_its_house_but_not_its_bedrooms(who, place, allowed):
 @pytest.mark.parametrize(
     ("words", "named"),
     [
-        ("walking to the library", {"Oak Hill College"}),
+        ("walking to the library", {"Oak Hill College: library"}),
         ("sitting at Hobbs Cafe and drinking coffee", {"Hobbs Cafe"}),
         ("making tea in the kitchen", set()),  # many buildings have one
         ("studying at his desk", set()),
         ("studying in the Dorm for Oak Hill College", {"Dorm for Oak Hill College"}),
-        ("walking from the library to Hobbs Cafe", {"Oak Hill College", "Hobbs Cafe"}),
+        ("walking from the library to Hobbs Cafe", {"Oak Hill College: library", "Hobbs Cafe"}),
+        ("reading in the library at Oak Hill College", {"Oak Hill College: library"}),
     ],
 )
-def test_the_building_a_step_names_is_where_it_goes(words, named):
+def test_the_building_or_room_a_step_names_is_where_it_goes(words, named):
     """A party run had Klaus "walking to the library" at the dorm's kitchen table and "sitting
-    at Hobbs Cafe and drinking coffee" among the library's bookshelves."""
-    from simulacra.sim.places import _buildings_named
+    at Hobbs Cafe and drinking coffee" among the library's bookshelves; in his block "reading
+    in the library" he took notes at the classroom's blackboard (seed 2r)."""
+    from simulacra.sim.places import _places_named
 
     known = [
         "Dorm for Oak Hill College: kitchen: refrigerator",
@@ -79,40 +81,40 @@ def test_the_building_a_step_names_is_where_it_goes(words, named):
         "Hobbs Cafe: cafe: cafe counter",
         "Hobbs Cafe: kitchen: stove",
     ]
-    assert _buildings_named(words, known) == named
+    assert _places_named(words, known) == named
 
 
 def test_at_home_names_the_resident_s_home():
     """README run (stop 49): the morning routine, "… having breakfast at home", placed after a
     talk in the dorm's kitchen, was offered the college's coffee urn and breakfast was had
     there."""
-    from simulacra.sim.places import _buildings_named
+    from simulacra.sim.places import _places_named
 
     dorm = "Dorm for Oak Hill College"
     known = [f"{dorm}: kitchen: kitchen table", "Oak Hill College: student lounge: coffee urn"]
     routine = "showering, getting dressed and having breakfast at home"
-    assert _buildings_named(routine, known, dorm) == {dorm}
-    assert _buildings_named("reading at her home", known, dorm) == {dorm}
-    assert _buildings_named("walking home from the student lounge", known, dorm) == {
-        "Oak Hill College"
+    assert _places_named(routine, known, dorm) == {dorm}
+    assert _places_named("reading at her home", known, dorm) == {dorm}
+    assert _places_named("walking home from the student lounge", known, dorm) == {
+        "Oak Hill College: student lounge"
     }
-    assert _buildings_named(routine, known[1:], dorm) == set()  # a home not known
+    assert _places_named(routine, known[1:], dorm) == set()  # a home not known
 
 
 def test_a_plan_item_names_the_longest_building_it_says():
-    from simulacra.sim.places import _buildings_named
+    from simulacra.sim.places import _places_named
 
     known = [
         "Dorm for Oak Hill College: kitchen: refrigerator",
         "Oak Hill College: library: library tables",
         "Hobbs Cafe: cafe: cafe counter",
     ]
-    assert _buildings_named("studying at Hobbs Cafe", known) == {"Hobbs Cafe"}
-    assert _buildings_named("resting in the Dorm for Oak Hill College", known) == {
+    assert _places_named("studying at Hobbs Cafe", known) == {"Hobbs Cafe"}
+    assert _places_named("resting in the Dorm for Oak Hill College", known) == {
         "Dorm for Oak Hill College"
     }
-    assert _buildings_named("reading in the library", known) == {"Oak Hill College"}
-    assert _buildings_named("having lunch", known) == set()
+    assert _places_named("reading in the library", known) == {"Oak Hill College: library"}
+    assert _places_named("having lunch", known) == set()
 
 
 @pytest.mark.real

@@ -71,27 +71,27 @@ class PlaceChooser:
         within: str | None = None,
         context: Sequence[str] = (),
     ) -> Candidates:
-        """The places offered for ``activity``: those of the one building it names, or else
-        the first of ``context`` that names one (its block's words, its plan item's), or else
-        of ``within``, where it has places the agent may use. The hourly schedule writes what
-        is done, the day plan often where: asked to choose with both in the prompt, the 1.5B
-        put "reading her physics textbook" for "studying at Hobbs Cafe" in the library where
-        Maria was, 3 times of 3 (stop 44); and a step placed for "writing at Hobbs Cafe"
+        """The places offered for ``activity``: those of the one building or room it names, or
+        else the first of ``context`` that names one (its block's words, its plan item's), or
+        else of ``within``, where it has places the agent may use. The hourly schedule writes
+        what is done, the day plan often where: asked to choose with both in the prompt, the
+        1.5B put "reading her physics textbook" for "studying at Hobbs Cafe" in the library
+        where Maria was, 3 times of 3 (stop 44); and a step placed for "writing at Hobbs Cafe"
         after a talk went to the college's lounge, its block's later steps with it (seed 2g).
-        The best place of a building that ``activity`` names, and the best in the resident's
-        workplace, usual places, home room and home, are always among them."""
+        The best place of a building or room that ``activity`` names, and the best in the
+        resident's workplace, usual places, home room and home, are always among them."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
         home = split_address(r.persona.home)[0]
-        said = _buildings_named(activity, known, home)  # also always offered, below
-        for named in (said, *(_buildings_named(words, known, home) for words in context)):
+        said = _places_named(activity, known, home)  # also always offered, below
+        for named in (said, *(_places_named(words, known, home) for words in context)):
             if named:
                 # Two buildings named ("from the library to Hobbs Cafe"): none is the one.
                 within = next(iter(named)) if len(named) == 1 else None
                 break
         if within:
-            known = [p for p in known if split_address(p)[0] == within] or known
+            known = [p for p in known if _in(p, within)] or known
         here = self.world.place_at(tile)
         if not known:
             only = here.address or r.persona.home
@@ -171,13 +171,15 @@ def _settled(places: list[str], home: str) -> tuple[str, ...]:
     return (building, "home") if building == home else (building,)
 
 
-def _buildings_named(text: str, known: list[str], home: str = "") -> set[str]:
-    """The buildings ``text`` names, by name or by a room only that building has: a party run
-    had Klaus "walking to the library" at the dorm's kitchen table and "sitting at Hobbs Cafe
-    and drinking coffee" among the library's bookshelves, his block's building. A room many
-    buildings have ("kitchen") names none of them. "At home" names ``home``: the morning
-    routine "… having breakfast at home", placed after a talk in the dorm's kitchen, was
-    offered the college's coffee urn and had breakfast there (README run, stop 49)."""
+def _places_named(text: str, known: list[str], home: str = "") -> set[str]:
+    """The buildings ``text`` names by name, and the rooms it names that only one building
+    has ("Oak Hill College: library"), a room in place of its building: a party run had Klaus
+    "walking to the library" at the dorm's kitchen table and "sitting at Hobbs Cafe and
+    drinking coffee" among the library's bookshelves, his block's building; and in his
+    block "reading in the library" he took notes at the classroom's blackboard (seed 2r). A
+    room many buildings have ("kitchen") names none of them. "At home" names ``home``: the
+    morning routine "… having breakfast at home", placed after a talk in the dorm's kitchen,
+    was offered the college's coffee urn and had breakfast there (README run, stop 49)."""
     text = text.lower()
     at_home = where_said(["home"]).search(text)
     if home and at_home and any(split_address(p)[0] == home for p in known):
@@ -186,21 +188,22 @@ def _buildings_named(text: str, known: list[str], home: str = "") -> set[str]:
     else:
         named = set()
     sectors: dict[str, str] = {}  # lower-case name -> name
-    arenas: dict[str, set[str]] = {}  # lower-case room -> the buildings that have one
+    arenas: dict[str, set[str]] = {}  # lower-case room -> the rooms of that name
     for place in known:
         sector, *rest = split_address(place)
         sectors[sector.lower()] = sector
         if rest:
-            arenas.setdefault(rest[0].lower(), set()).add(sector)
+            arenas.setdefault(rest[0].lower(), set()).add(f"{sector}: {rest[0]}")
     # Longest first, each said taken out: "the Dorm for Oak Hill College" names no college.
     for low in sorted(sectors, key=len, reverse=True):
         if _said(low, text):
             text = text.replace(low, " ")
             named.add(sectors[low])
-    for room, owners in arenas.items():
-        if len(owners) == 1 and _said(room, text):
-            named |= owners
-    return named
+    for low, rooms in arenas.items():
+        if len(rooms) == 1 and _said(low, text):
+            named |= rooms
+    # "the library at Oak Hill College" names the library.
+    return {n for n in named if not any(o != n and _in(o, n) for o in named)}
 
 
 def _said(name: str, text: str) -> bool:
