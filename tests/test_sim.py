@@ -606,3 +606,28 @@ def test_an_unknown_agent_is_named_with_the_fix(tmp_path, word_embedder):
 
     with pytest.raises(UserError, match="no resident named 'maria lopez'.*Maria Lopez"):
         create_with(tmp_path, word_embedder, ["maria lopez", "Klaus Mueller"])
+
+
+def test_a_step_with_someone_goes_where_they_are(tmp_path, word_embedder):
+    """Seed 1q: Maria was "studying with Klaus Mueller for help" and "eating lunch and chatting
+    with Klaus Mueller" in rooms he was not in, seven times on one day."""
+    sim, _ = make_sim(tmp_path, word_embedder, hours=0.1)
+    sim.run()
+    thinking = sim.town.thinking
+    maria, klaus = sim.resident("Maria Lopez"), sim.resident("Klaus Mueller")
+    now = klaus.action.start
+    library = "Oak Hill College: library"
+    klaus.action = Action("reading", now, now, f"{library}: library tables", "📖")
+    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    assert thinking.company(maria, ("studying with Klaus Mueller for help", ""), rooms) == library
+    assert thinking.company(maria, ("reading", "studying with Klaus Mueller"), rooms) == library
+    assert thinking.company(maria, ("going to Klaus Mueller's house", ""), rooms) is None
+    assert thinking.company(maria, ("studying alone", ""), rooms) is None
+    own = "Dorm for Oak Hill College: Klaus Mueller's room"
+    klaus.action = Action("reading", now, now, f"{own}: desk", "📖")  # not hers to walk into
+    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    assert thinking.company(maria, ("studying with Klaus Mueller", ""), rooms) is None
+    tile = sim.town.sandbox.state.tile_of(maria.name)
+    offered = sim.town.sandbox.places.candidates(maria, "studying", tile, library)
+    assert offered.places and all(p.startswith(f"{library}: ") for p in offered.places)
+    sim.close()

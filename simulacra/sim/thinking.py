@@ -6,6 +6,7 @@ reacted (phase 3). The model is called only when something changed.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
@@ -17,6 +18,7 @@ from simulacra.memory import NewMemory
 from simulacra.settings import Settings
 from simulacra.sim.conversation import Conversations
 from simulacra.sim.lockstep import Lockstep
+from simulacra.sim.places import arena_of
 from simulacra.sim.resident import Resident
 from simulacra.sim.sandbox import Sandbox
 from simulacra.world import Event
@@ -35,7 +37,7 @@ class Thoughts:
 class Placing(NamedTuple):
     """What a step is placed with besides its own words (see Thinking.placing)."""
 
-    within: str | None = None  # the building it stays in
+    within: str | None = None  # the building it stays in, or the room of whom it is with
     purpose: str | None = None  # the block it is the first step of
     context: tuple[str, ...] = ()  # words that may name its building: its block's, its plan's
 
@@ -129,21 +131,54 @@ class Thinking:
     def act(self, now: datetime, reacting: set[str]) -> None:
         """Whoever's action is over, or who reacted, picks the next one and sets off."""
         due = [r for r in self.residents.values() if self._due(r, now, reacting)]
-        self.lockstep.run([partial(self._next_action, r, now, r.name in reacting) for r in due])
+        # Read before anyone moves on, so that no step's place depends on which call of the
+        # step ran first.
+        rooms = {r.name: self._room(r) for r in self.residents.values()}
+        self.lockstep.run(
+            [partial(self._next_action, r, now, r.name in reacting, rooms) for r in due]
+        )
 
     def _due(self, r: Resident, now: datetime, reacting: set[str]) -> bool:
         if r.talking and now < r.action.end:
             return False
         return r.action is None or now >= r.action.end or r.name in reacting
 
-    def _next_action(self, r: Resident, now: datetime, reacting: bool = False) -> None:
+    def _next_action(
+        self, r: Resident, now: datetime, reacting: bool, rooms: dict[str, str | None]
+    ) -> None:
         activity, _, end = planning.current_step(
             r.agent, r.plan, now, self.settings.plan.decompose_minutes
         )
         placing = Placing() if reacting else self.placing(r, now)
+        company = self.company(r, (activity, placing.purpose or ""), rooms)
+        if company is not None:
+            placing = placing._replace(within=company)
         self.sandbox.start(
             r, activity, now, max(end, now + timedelta(seconds=self.step_seconds)), *placing
         )
+
+    def _room(self, r: Resident) -> str | None:
+        """The room where ``r`` is, or is going, awake; None asleep or nowhere yet."""
+        if r.action is None or r.action.asleep:
+            return None
+        return arena_of(self.sandbox.world, r.action.address)
+
+    def company(
+        self, r: Resident, words: tuple[str, ...], rooms: dict[str, str | None]
+    ) -> str | None:
+        """The room of the first resident that ``words`` (a step, its block) have ``r`` be
+        with, where ``r`` may go: plans say "studying with Klaus Mueller for help" or "eating
+        lunch and chatting with Klaus Mueller", and placed by their words alone Maria did so
+        in rooms he was not in, seven times on one day (party seed 1q). Going where he is, they
+        meet, and may talk. "Klaus Mueller's house" is a place, not company."""
+        for name in sorted(rooms):
+            room = rooms[name]
+            if name == r.name or room is None or not self.sandbox.places.allowed(r.name, room):
+                continue
+            with_them = re.compile(rf"(?<!\w){re.escape(name)}(?![\w'’])")
+            if any(with_them.search(w) for w in words):
+                return room
+        return None
 
     def placing(self, r: Resident, now: datetime) -> Placing:
         """The building the next step stays in, or the block it is placed as a part of.
