@@ -630,4 +630,14 @@ def test_a_step_with_someone_goes_where_they_are(tmp_path, word_embedder):
     tile = sim.town.sandbox.state.tile_of(maria.name)
     offered = sim.town.sandbox.places.candidates(maria, "studying", tile, library)
     assert offered.places and all(p.startswith(f"{library}: ") for p in offered.places)
+    # Seed 3t: "discussing the paper with Maria Lopez", a later step of Klaus's block
+    # "writing at Hobbs Cafe", stayed at the cafe while she was at the college.
+    maria.action = Action("reading", now, now, f"{library}: library tables", "📖")
+    block = next(b for b in klaus.plan.blocks if not is_sleeping(b.activity))
+    later = block.start + timedelta(minutes=10)
+    klaus.action = Action("writing", later, later, "Hobbs Cafe: cafe: cafe tables", "✍️")
+    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    talk = "discussing the paper with Maria Lopez"
+    assert thinking.step_placing(klaus, later, talk, rooms) == Placing(within=library)
+    assert thinking.step_placing(klaus, later, "writing", rooms).within == "Hobbs Cafe"
     sim.close()

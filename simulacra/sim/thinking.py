@@ -149,13 +149,30 @@ class Thinking:
         activity, _, end = planning.current_step(
             r.agent, r.plan, now, self.settings.plan.decompose_minutes
         )
-        placing = Placing() if reacting else self.placing(r, now)
-        company = self.company(r, (activity, placing.purpose or ""), rooms)
-        if company is not None:
-            placing = placing._replace(within=company)
+        placing = self.step_placing(r, now, activity, rooms, reacting)
         self.sandbox.start(
             r, activity, now, max(end, now + timedelta(seconds=self.step_seconds)), *placing
         )
+
+    def step_placing(
+        self,
+        r: Resident,
+        now: datetime,
+        activity: str,
+        rooms: dict[str, str | None],
+        reacting: bool = False,
+    ) -> Placing:
+        """What ``activity``, ``r``'s next step, is placed with: its block's (``placing``),
+        and the room of whom it is with (``company``)."""
+        placing = Placing() if reacting else self.placing(r, now)
+        company = self.company(r, (activity, placing.purpose or ""), rooms)
+        if company is None:
+            return placing
+        # A later step's company over its block's place: Klaus's "discussing the paper with
+        # Maria Lopez", in his block "writing at Hobbs Cafe", was placed at the cafe's notice
+        # board while she was at the college (seed 3t). A block's first step still goes where
+        # the block or its plan item says ("studying with Klaus at Hobbs Cafe").
+        return placing._replace(within=company) if placing.purpose else Placing(company)
 
     def _room(self, r: Resident) -> str | None:
         """The room where ``r`` is, or is going, awake; None asleep or nowhere yet."""
