@@ -623,6 +623,11 @@ def test_a_step_with_someone_goes_where_they_are(tmp_path, word_embedder):
     assert thinking.company(maria, ("reading", "studying with Klaus Mueller"), rooms) == library
     assert thinking.company(maria, ("going to Klaus Mueller's house", ""), rooms) is None
     assert thinking.company(maria, ("studying alone", ""), rooms) is None
+    restroom = "Hobbs Cafe: one-person restroom"  # seed 3u: she followed him in
+    klaus.action = Action("washing his hands", now, now, f"{restroom}: washbasin", "🚿")
+    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    assert rooms["Klaus Mueller"] == restroom
+    assert thinking.company(maria, ("studying with Klaus Mueller", ""), rooms) is None
     own = "Dorm for Oak Hill College: Klaus Mueller's room"
     klaus.action = Action("reading", now, now, f"{own}: desk", "📖")  # not hers to walk into
     rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}

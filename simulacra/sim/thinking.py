@@ -22,7 +22,7 @@ from simulacra.sim.places import arena_of
 from simulacra.sim.resident import Resident
 from simulacra.sim.sandbox import Sandbox
 from simulacra.world import Event
-from simulacra.world.tree import IDLE, split_address
+from simulacra.world.tree import IDLE, Arena, split_address
 
 
 @dataclass
@@ -187,10 +187,14 @@ class Thinking:
         with, where ``r`` may go: plans say "studying with Klaus Mueller for help" or "eating
         lunch and chatting with Klaus Mueller", and placed by their words alone Maria did so
         in rooms he was not in, seven times on one day (party seed 1q). Going where he is, they
-        meet, and may talk. "Klaus Mueller's house" is a place, not company."""
+        meet, and may talk. "Klaus Mueller's house" is a place, not company, and a room for
+        one is no one's company: Maria followed Klaus into the cafe's restroom (seed 3u)."""
         for name in sorted(rooms):
             room = rooms[name]
             if name == r.name or room is None or not self.sandbox.places.allowed(r.name, room):
+                continue
+            arena = self.sandbox.world.tree.find(room)
+            if isinstance(arena, Arena) and arena.capacity == 1:
                 continue
             with_them = re.compile(rf"(?<!\w){re.escape(name)}(?![\w'’])")
             if any(with_them.search(w) for w in words):
