@@ -63,6 +63,13 @@ class PlaceChooser:
         dwellers = self._dwellers.get(split_address(place)[0])
         return not dwellers or name in dwellers
 
+    def may_join(self, name: str, room: str) -> bool:
+        """Whether ``name`` may go to ``room`` to be with someone in it: a room they may use,
+        and not one for one (Maria followed Klaus into the cafe's restroom, seed 3u)."""
+        found = self.world.tree.find(room)
+        one = isinstance(found, Arena) and found.capacity == 1
+        return not one and self.allowed(name, room)
+
     def candidates(
         self,
         r: Resident,

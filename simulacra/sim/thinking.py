@@ -22,7 +22,7 @@ from simulacra.sim.places import arena_of
 from simulacra.sim.resident import Resident
 from simulacra.sim.sandbox import Sandbox
 from simulacra.world import Event
-from simulacra.world.tree import IDLE, Arena, split_address
+from simulacra.world.tree import IDLE, split_address
 
 
 @dataclass
@@ -59,6 +59,11 @@ class Thinking:
         self.conversations = conversations
         self.lockstep = lockstep
         self.step_seconds = step_seconds
+        # How each resident is named in a step that has them as company: "Klaus Mueller",
+        # not "Klaus Mueller's house", which is a place.
+        self._named = {
+            name: re.compile(rf"(?<!\w){re.escape(name)}(?![\w'’])") for name in sorted(residents)
+        }
 
     # -- phase 1: each resident on its own ------------------------------------------------
 
@@ -131,6 +136,8 @@ class Thinking:
     def act(self, now: datetime, reacting: set[str]) -> None:
         """Whoever's action is over, or who reacted, picks the next one and sets off."""
         due = [r for r in self.residents.values() if self._due(r, now, reacting)]
+        if not due:
+            return
         # Read before anyone moves on, so that no step's place depends on which call of the
         # step ran first.
         rooms = {r.name: self._room(r) for r in self.residents.values()}
@@ -187,17 +194,12 @@ class Thinking:
         with, where ``r`` may go: plans say "studying with Klaus Mueller for help" or "eating
         lunch and chatting with Klaus Mueller", and placed by their words alone Maria did so
         in rooms he was not in, seven times on one day (party seed 1q). Going where he is, they
-        meet, and may talk. "Klaus Mueller's house" is a place, not company, and a room for
-        one is no one's company: Maria followed Klaus into the cafe's restroom (seed 3u)."""
-        for name in sorted(rooms):
-            room = rooms[name]
-            if name == r.name or room is None or not self.sandbox.places.allowed(r.name, room):
+        meet, and may talk (``PlaceChooser.may_join`` says where ``r`` may follow)."""
+        for name, named in self._named.items():
+            room = rooms.get(name)
+            if name == r.name or room is None or not any(named.search(w) for w in words):
                 continue
-            arena = self.sandbox.world.tree.find(room)
-            if isinstance(arena, Arena) and arena.capacity == 1:
-                continue
-            with_them = re.compile(rf"(?<!\w){re.escape(name)}(?![\w'’])")
-            if any(with_them.search(w) for w in words):
+            if self.sandbox.places.may_join(r.name, room):
                 return room
         return None
 
