@@ -248,6 +248,10 @@ def test_what_is_a_state(state, broken):
         ("gardening", "Johnson Park: community garden: garden shed", False),  # no kind: any place
         ("playing various online games", "Oak Hill College: classroom: blackboard", True),
         ("streaming games", f"{DORM}: Maria Lopez's room: desk", False),
+        ("streaming until midnight", "Oak Hill College: classroom: blackboard", True),
+        ("setting up and streaming", "Oak Hill College: classroom: blackboard", True),
+        # streaming thought about, not done (party seed 3v)
+        ("considering the logistics of streaming", "Oak Hill College: library: bookshelves", False),
         ("playing a game on her phone", "The Rose and Crown Pub: pub: bar counter", False),
         ("watching a movie", "Oak Hill College: library: bookshelves", True),
         ("watching a movie", f"{DORM}: common room: sofa", False),
@@ -297,6 +301,8 @@ KLAUS, MARIA, ISABELLA = "Klaus Mueller", "Maria Lopez", "Isabella Rodriguez"
         (MARIA, KLAUS, "Hi Klaus Mueller! Could you teach me this physics problem?", None),
         (KLAUS, MARIA, "Hello, I'm Klaus Mueller, a sociology student.", None),  # introduced
         (ISABELLA, KLAUS, "Hello Klaus, how can I help you today?", None),  # a barista's
+        (ISABELLA, MARIA, "I want to help Maria Lopez plan the decorations.", "speaks of"),
+        (ISABELLA, MARIA, "I'd love to help, Maria!", None),
     ],
 )
 def test_who_a_line_names(speaker, to, line, why):
