@@ -148,6 +148,9 @@ class ConversationSettings(_Section):
         120, ge=0, description="game minutes before the same pair talks again (Reverie: ~800 steps)"
     )
     memories_about_partner: int = Field(8, ge=1)
+    events_to_tell: int = Field(
+        3, ge=0, description="events still to come that an opening may bring up (0: none)"
+    )
     line_attempts: int = Field(
         3,
         ge=1,

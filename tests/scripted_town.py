@@ -127,6 +127,8 @@ def line(request: Request, says: str, *, end: bool) -> dict:
     talk where a line may."""
     offered = request.schema["properties"]
     answer = {"heard": "what was said"} if "heard" in offered else {}
+    if "topic" in offered:  # an opening: the first event it knows of, as a host would
+        answer["topic"] = offered["topic"]["enum"][0]
     return {**answer, "says": says, **({"end": end} if "end" in offered else {})}
 
 

@@ -487,3 +487,74 @@ def test_a_new_line_draws_on_notes_about_earlier_talks_not_their_transcripts(bui
     next_line(agent, "Maria", [Line("Maria", "Hi Isabella")], now=T0, setting="at the cafe")
     (request,) = backend.calls("respond")
     assert "lovely to chat with" in request.user and "lovely to see you" not in request.user
+
+
+PARTY = (
+    "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th "
+    "from 5pm to 7pm"
+)
+
+
+def line_with_topic(request):
+    """A line, with the first topic offered where an opening is offered one."""
+    offered = request.schema["properties"]
+    answer = {"says": "Hi Maria! Come to my party tomorrow from 5pm to 7pm?"}
+    if "topic" in offered:
+        answer["topic"] = offered["topic"]["enum"][0]
+    if "heard" in offered:
+        answer["heard"] = "a hello"
+    return answer
+
+
+def test_an_opening_chooses_among_the_events_to_come(build):
+    """What the resident is up to and its talks' notes name the events; an opening is offered
+    those still to come, a reply none."""
+    from simulacra.cognition.dialogue import next_line, planning_note
+
+    agent, backend = build({"respond": line_with_topic})
+    agent.currently = PARTY
+    notes = [
+        planning_note(agent.name, "the book club at the library on February 14th at 10am", "Maria"),
+        planning_note(
+            agent.name, "Klaus will bring flowers on Valentine's Day", "Klaus"
+        ),  # no hour
+    ]
+    agent.remember(notes, T0)
+    next_line(agent, "Maria Lopez", [], now=T0, setting="at the cafe")
+    next_line(agent, "Maria Lopez", [], now=datetime(2023, 2, 14, 19, 30), setting="at the cafe")
+    next_line(agent, "Maria Lopez", [Line("Maria Lopez", "Hi!")], now=T0, setting="at the cafe")
+    monday, tuesday_night, reply = backend.calls("respond")
+    assert monday.variables["events"] == [
+        PARTY,
+        "the book club at the library on February 14th at 10am",  # the note's words alone
+    ]
+    assert monday.schema["properties"]["topic"]["enum"][-1] == "something else"
+    assert "Coming up, as Isabella Rodriguez knows:" in monday.user
+    assert tuesday_night.variables["events"] == []  # all of them past
+    assert "topic" not in tuesday_night.schema["properties"]
+    assert "topic" not in reply.schema["properties"]
+
+
+def test_an_event_brought_up_without_its_hour_is_asked_again(build):
+    from simulacra.cognition.dialogue import next_line
+
+    untimed = {"topic": PARTY, "says": "Hi Maria! I'm throwing a party at my cafe tomorrow!"}
+    timed = {"topic": PARTY, "says": "Hi Maria! Come to my party at the cafe tomorrow at 5pm!"}
+    agent, backend = build({"respond": [untimed, timed]})
+    agent.currently = PARTY
+    got = next_line(agent, "Maria Lopez", [], now=T0, setting="at the cafe")
+    assert got.says == timed["says"] and len(backend.calls("respond")) == 2
+
+
+def test_a_memo_to_avoid_keeps_out_the_words_of_an_event_to_tell():
+    from simulacra.cognition.dialogue import _apart_from
+
+    memo = (
+        "Isabella Rodriguez's memo about talking with Klaus Mueller: I told Klaus about the "
+        "Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm, and he was glad."
+    )
+    assert _apart_from([memo], [PARTY]) == [
+        "Isabella Rodriguez's memo about talking with Klaus Mueller: I told Klaus about the",
+        "and he was glad.",
+    ]
+    assert _apart_from([memo], []) == [memo]

@@ -181,3 +181,96 @@ def test_the_evaluation_runs_on_the_real_small_model(tmp_path, real_model, real_
     town = evaluate_the_town(run_dir, agents="Klaus,Maria", models=m)
     assert town.answers == 2 + 2 * 2  # the party for each; both ordered pairs, start and end
     assert 0.0 <= town.density.end <= 1.0
+
+
+# ----------------------------------------------------------------------------- staging
+
+
+def staged_chat(run_dir):
+    run = read_run(run_dir)
+    chat = run.last_chat("Maria Lopez", "Isabella Rodriguez")
+    return run, chat
+
+
+def memory_rows(run_dir: Path) -> int:
+    import sqlite3
+
+    with sqlite3.connect(run_dir / "memory.sqlite") as db:
+        return db.execute("SELECT COUNT(*) FROM memories").fetchone()[0]
+
+
+def test_a_conversation_is_staged_with_the_minds_of_its_moment(run_dir, word_embedder):
+    """The two speakers as they were just before they talked: what they made later is not
+    theirs yet, who they are is written again, and the run keeps every memory it had."""
+    from simulacra.cognition.dialogue import converse
+    from simulacra.evaluation.staging import minds_at
+    from simulacra.memory import Kind
+
+    run, chat = staged_chat(run_dir)
+    kept = memory_rows(run_dir)
+    settings = Settings()
+    settings.llm.cache = False
+    scripted = ScriptedModel(TOWN)
+    model = open_model(settings.llm, completer=scripted)
+    with minds_at(
+        run_dir, run.world, chat.between, chat.time,
+        model=model, embedder=word_embedder, settings=settings,
+    ) as minds:  # fmt: skip
+        maria = minds["Maria Lopez"]
+        assert len(maria.stream) > 0
+        assert all(m.created < chat.time for m in maria.stream)
+        assert not any(m.kind is Kind.CHAT for m in maria.stream)  # their talk is still to come
+        assert "summary" in [r.template for r in scripted.requests]  # identity written again
+        first = chat.lines[0][0]
+        other = next(n for n in chat.between if n != first)
+        lines = converse(minds[first], minds[other], now=chat.time, setting="at Hobbs Cafe",
+                         max_utterances=4)  # fmt: skip
+        states = {name: mind.get_state() for name, mind in minds.items()}
+    assert [line.speaker for line in lines][:2] == [first, other]
+    asked = len(scripted.requests)
+    with minds_at(
+        run_dir, run.world, chat.between, chat.time,
+        model=model, embedder=word_embedder, settings=settings, states=states,
+    ) as again:  # fmt: skip
+        assert again["Maria Lopez"].identity == minds["Maria Lopez"].identity
+    assert len(scripted.requests) == asked  # a second staging asks no summary
+    assert memory_rows(run_dir) == kept
+
+
+def test_the_talk_benchmark_judges_the_run_s_lines_and_the_new_ones(run_dir, word_embedder):
+    import argparse
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import bench_talk
+
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(settings.llm, completer=ScriptedModel(TOWN))
+    args = argparse.Namespace(
+        run=run_dir, samples=2, limit=1, model=None, seed=None, no_cache=True, out=None
+    )
+    report = bench_talk.bench(args, model=model, embedder=word_embedder)
+    assert "| the run | 1 |" in report and "| said again | 2 |" in report
+    assert report.count("Telling ") == 2 and "In the run (" in report
+    assert "I'd love to come to your Valentine's Day party!" in report
+
+
+@pytest.mark.real
+def test_a_staged_conversation_on_the_real_small_model(run_dir, real_model, real_embedder):
+    """SmolLM2 and MiniLM: the minds of the moment are written and speak, every line parses."""
+    from simulacra.cognition.dialogue import converse
+    from simulacra.evaluation.staging import minds_at
+
+    run, chat = staged_chat(run_dir)
+    settings = Settings()
+    with minds_at(
+        run_dir, run.world, chat.between, chat.time,
+        model=real_model, embedder=real_embedder, settings=settings,
+    ) as minds:  # fmt: skip
+        assert all(mind.identity for mind in minds.values())
+        first = chat.lines[0][0]
+        other = next(n for n in chat.between if n != first)
+        lines = converse(minds[first], minds[other], now=chat.time, setting="at Hobbs Cafe",
+                         max_utterances=2)  # fmt: skip
+    assert lines and all(line.text.strip() for line in lines)

@@ -160,6 +160,26 @@ def test_an_answer_asked_to_avoid_a_text_copies_no_long_run_of_it(real_model):
     assert not _runs(backend.plain_tokens(steered.says), AVOID_RUN) & runs
 
 
+def test_an_option_the_grammar_requires_is_written_even_where_it_is_to_be_avoided(real_model):
+    """An opening's topic is an event, and a memo the line is to avoid told of the same event.
+    On the 1.5B (bench_talk on party seed 3v) every token the grammar allowed was once banned,
+    and llama.cpp aborted the process on the token sampled from nothing allowed; SmolLM2 finds
+    another spelling of the option here, so this holds the outcome, not that abort."""
+    from dataclasses import replace
+
+    event = "Isabella Rodriguez's Valentine's Day party at Hobbs Cafe on February 14th from 5pm"
+    Topic = create_model("Topic", __base__=Answer, topic=(one_of([event]), ...))
+    ask = Prompt(
+        "respond",
+        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
+        "What do you bring up with Klaus?",
+        agent="Isabella Rodriguez",
+        temperature=0.0,
+    )
+    answer = real_model.generate(replace(ask, avoid=(f"I told Klaus of {event}.",)), Topic)
+    assert answer.topic == event
+
+
 def _runs(tokens: list[int], n: int) -> set[tuple[int, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 

@@ -88,7 +88,7 @@ def event_item_for(**variables: Any) -> type[Answer]:
     17:00 to 19:00" at 05:30 or 20:00 in 2 samples of 10)."""
     first = variables.get("first_time") or _default_wake_options(variables)[0]
     times = plan_times(first, variables["usual_sleep"])
-    named = _hours_named(variables["event"])
+    named = hours_named(variables["event"])
     if named:
         earliest = datetime.combine(date(2000, 1, 1), time.fromisoformat(min(named)))
         around = [t for t in times if f"{earliest - timedelta(hours=1):%H:%M}" <= t <= max(named)]
@@ -113,7 +113,34 @@ def _events_of_today(texts: Sequence[str], today: str, *, written_today: bool = 
     in 3 of 5 samples however the item is asked for (event_item.prompt.toml). Such a part
     still reaches the day plan, in what the resident is up to and has made up their mind to."""
     parts = gametime.parts_of_today(texts, today, written_today=written_today)
-    return [part for part in parts if _hours_named(part)]
+    return [part for part in parts if hours_named(part)]
+
+
+def _event_sources(agent: Mind, midnight: datetime, resolutions: Sequence[str]) -> list[str]:
+    """Where a resident's events are written: what it is up to, what it resolved, and what its
+    talks of the past days left for its planning, the newest first."""
+    since = midnight - timedelta(days=agent.settings.plan.event_notes_days)
+    notes = sorted(agent.planning_notes(since), key=lambda n: n.created, reverse=True)
+    return [agent.currently or "", *resolutions, *(n.description for n in notes)]
+
+
+def events_ahead(agent: Mind, now: datetime) -> list[str]:
+    """The events a resident knows of that are still to come, today or on a day ahead, each
+    as it was written down ("the Valentine's Day party at Hobbs Cafe on February 14th from 5pm
+    to 7pm"): what a conversation may bring up."""
+    midnight = datetime.combine(now.date(), time(0, 0))
+    resolutions = [r.description for r in agent.resolutions(midnight - timedelta(days=1))]
+    today = gametime.day(midnight)
+    clock = f"{now:%H:%M}"
+    # A note's "For Maria Lopez's planning: " is how the plans find it, not the event's words.
+    noted = phrases_beside(__file__, "dialogue").text("planning", name=agent.name, note="")
+    ahead = []
+    for part in gametime.parts_to_come(_event_sources(agent, midnight, resolutions), today):
+        hours = hours_named(part)
+        later = min(gametime.days_from_today(part, today, by_name=True), default=0) > 0
+        if hours and (later or hours[-1] > clock):
+            ahead.append(part.removeprefix(noted.strip()).strip())
+    return _one_at_a_time(list(dict.fromkeys(ahead)))
 
 
 def _one_at_a_time(events: list[str]) -> list[str]:
@@ -126,14 +153,14 @@ def _one_at_a_time(events: list[str]) -> list[str]:
     kept: list[str] = []
     spans: list[list[str]] = []  # the hours each kept event names
     for event in events:
-        hours = _hours_named(event)
+        hours = hours_named(event)
         if not any(h[0] == hours[0] or h[0] < hours[0] < h[-1] for h in spans):
             kept.append(event)
             spans.append(hours)
     return kept
 
 
-def _hours_named(text: str) -> list[str]:
+def hours_named(text: str) -> list[str]:
     """The "HH:MM" times ``text`` names ("from 5pm to 7pm": 17:00 and 19:00)."""
     return [m[0] for m in gametime.HHMM.finditer(gametime.hhmm(text))]
 
@@ -301,7 +328,7 @@ def _events_put_back(before: str, currently: str, today: str) -> str:
 def _holds(part: str, event: str) -> bool:
     """Whether ``part`` says ``event`` mostly word for word ("hosting" for "throwing"), and
     at all the hours it names."""
-    hours = set(_hours_named(event)) <= set(_hours_named(part))
+    hours = set(hours_named(event)) <= set(hours_named(part))
     return hours and mostly_in(bare_words(event), bare_words(part), share=_HELD_SHARE)
 
 
@@ -333,9 +360,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
     # of the past week left for its planning: Klaus's note "Hobbs Cafe's Valentine's Day party
     # on February 14th from 5pm to 7pm" (party run of seed 2) never reached his plan for the
     # 14th, since the night's revision of what he is up to kept only his paper.
-    notes = agent.planning_notes(midnight - timedelta(days=settings.event_notes_days))
-    newest_first = sorted(notes, key=lambda n: n.created, reverse=True)
-    sources = [agent.currently or "", *resolutions, *(n.description for n in newest_first)]
+    sources = _event_sources(agent, midnight, resolutions)
     events = _one_at_a_time(list(dict.fromkeys(_events_of_today(sources, day_name))))
     # Said to a resident with nothing dated ahead, "an event on another date does not happen
     # today" became "preparing for a new event on another date" (the 25-resident hour).
@@ -416,7 +441,7 @@ def _event_item(
     is nothing to do (its call logs it). An event of the resident's own doing is its item in
     its own words, unasked."""
     life = agent.persona.lifestyle
-    named = _hours_named(event)
+    named = hours_named(event)
     item = _own_item(agent.name, event, named, plan_times(first_time, f"{life.sleep:%H:%M}"))
     if item is None:
         answer = agent.ask(
@@ -785,7 +810,7 @@ def plan_news(agent: Mind, plan: DayPlan | None, note: str, now: datetime) -> li
     added = []
     events = _events_of_today([note], today, written_today=True)
     for event in events[: agent.settings.plan.events_max]:
-        if set(_hours_named(event)) & planned:
+        if set(hours_named(event)) & planned:
             continue  # an event whose hour the plan holds already: no call
         asked = _event_item(agent, event, today, f"{plan.wake:%H:%M}")
         if asked is None or asked[0].time in planned:

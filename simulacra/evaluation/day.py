@@ -10,6 +10,7 @@ A text found broken several times in one resident-day is one item, seen that man
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime, timedelta
 from enum import Enum
 from pathlib import Path
@@ -168,11 +169,20 @@ def _judge_lines(found, log: DayLog) -> None:
         earlier = said.setdefault((chat.time.date(), frozenset(chat.between)), [])
         for speaker, text in chat.lines:
             partners = [n for n in chat.between if n != speaker]
-            why = wording.prompt_text(text)
-            kind = FindingKind.PROMPT if why else FindingKind.LINE
-            why = why or wording.bad_line(text, speaker, partners, earlier)
+            kind, why = judge_line(text, speaker, partners, earlier)
             found.add(kind, speaker, chat.time, "line", f"{speaker}: {text}", why)
             earlier.append(text)
+
+
+def judge_line(
+    text: str, speaker: str, partners: Sequence[str], earlier: Sequence[str]
+) -> tuple[FindingKind, str | None]:
+    """What reads broken in a line said after ``earlier`` (the pair's lines that day): prompt
+    text, or an assistant's words, an echo, the partner in the third person."""
+    why = wording.prompt_text(text)
+    if why:
+        return FindingKind.PROMPT, why
+    return FindingKind.LINE, wording.bad_line(text, speaker, partners, earlier)
 
 
 def overrun(doing: Doing, blocks: list[PlannedStretch]) -> str | None:

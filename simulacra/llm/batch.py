@@ -347,6 +347,7 @@ class BatchDecoder:
         logits = np.ctypeslib.as_array(
             lib.llama_get_logits_ith(self._ctx, index), shape=(self.n_vocab,)
         )
+        raw = logits
         copying = _copying(job.answer, job.avoid)
         if copying or job.banned is not None:
             logits = logits.copy()  # llama.cpp's buffer is read again for a drafted position
@@ -357,6 +358,11 @@ class BatchDecoder:
         if slot.grammar is not None and not self._allowed(slot.grammar, token):
             job.resampled += 1
             token = self._pick(slot.chain, logits, mask=slot.grammar)
+            if logits is not raw and not self._allowed(slot.grammar, token):
+                # The grammar allows only tokens the answer was to avoid (an enum option that
+                # a memo to avoid copying also holds): the grammar is a must, avoiding is not.
+                # Sampled from nothing allowed, the token would abort llama.cpp's grammar.
+                token = self._pick(slot.chain, raw, mask=slot.grammar)
         lib.llama_sampler_accept(slot.chain, token)
         done = bool(lib.llama_vocab_is_eog(self._vocab, token))
         if not done:

@@ -160,10 +160,7 @@ class Sandbox:
     def setting_of(self, r: Resident) -> str:
         """Where a conversation with ``r`` takes place, in words: "in the kitchen at Hobbs
         Cafe"."""
-        here = self.here(r)
-        if not here:
-            return PHRASES.text("on_the_street")
-        return PHRASES.text("in_room", place=self.world.phrase(arena_of(self.world, here)))
+        return setting_at(self.world, self.here(r))
 
     def doing(self, r: Resident) -> str:
         """What ``r`` is doing, as shown after its name."""
@@ -197,3 +194,10 @@ class Sandbox:
         if r.using is not None:
             self.state.reset_object_state(r.using)
             r.using = None
+
+
+def setting_at(world: World, address: str | None) -> str:
+    """A conversation's setting in words, for one who stands at ``address``."""
+    if not address:
+        return PHRASES.text("on_the_street")
+    return PHRASES.text("in_room", place=world.phrase(arena_of(world, address)))
