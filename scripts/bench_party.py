@@ -17,12 +17,11 @@ were about, the day judge's counts, model calls and seconds.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from datetime import datetime
 from pathlib import Path
 
-from benchrun import ROOT, add_run_options, bench_settings, run_kept
+from benchrun import ROOT, add_run_options, bench_settings, report_to_out, run_kept
 from party_report import write_report
 
 from simulacra.errors import UserError
@@ -52,13 +51,7 @@ def main() -> None:
     parser.add_argument("--no-density", action="store_true", help='skip "do you know X?"')
     add_run_options(parser, kept="runs/party-seed<SEED>")
     args = parser.parse_args()
-    try:
-        report = bench(args)
-    except UserError as e:
-        sys.exit(f"error: {e}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report, encoding="utf-8")
-    print(report)
+    report_to_out(bench, args)
 
 
 def bench(args: argparse.Namespace) -> str:

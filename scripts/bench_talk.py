@@ -17,13 +17,12 @@ changed.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from benchrun import ROOT
+from benchrun import ROOT, report_to_out
 
 from simulacra.cognition.dialogue import converse
 from simulacra.embed import Embedder, open_embedder
@@ -73,13 +72,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, help="default: scripts/results/talk-<RUN>.md")
     args = parser.parse_args()
     args.out = args.out or ROOT / "scripts" / "results" / f"talk-{args.run.resolve().name}.md"
-    try:
-        report = bench(args)
-    except UserError as e:
-        sys.exit(f"error: {e}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report, encoding="utf-8")
-    print(report)
+    report_to_out(bench, args)
 
 
 def bench(
@@ -106,7 +99,8 @@ def bench(
         first = chat.lines[0][0]
         setting = setting_at(run.world, chat.places.get(first))
         earlier = _earlier_lines(run.chats, chat)
-        again, states = [], None
+        again: list[Said] = []
+        states = None  # the first telling writes the two identities; the others reuse them
         for sample in range(args.samples):
             seeded = settings.model_copy(deep=True)
             seeded.llm.seed = settings.llm.seed + sample
@@ -121,7 +115,7 @@ def bench(
                 settings=seeded,
                 states=states,
             ) as minds:
-                states = {name: mind.get_state() for name, mind in minds.items()}
+                states = states or {name: mind.get_state() for name, mind in minds.items()}
                 other = next(name for name in chat.between if name != first)
                 lines = converse(
                     minds[first],

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import argparse
 import sqlite3
+import sys
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from simulacra.errors import UserError
 from simulacra.evaluation.day import DayResult, FindingKind
 from simulacra.llm import resolve_model
 from simulacra.settings import LLMSettings, Settings
@@ -34,6 +37,18 @@ def add_run_options(parser: argparse.ArgumentParser, kept: str = "a temp dir") -
     parser.add_argument(
         "--as-is", action="store_true", help="summarise the kept run as it stands, without running"
     )
+
+
+def report_to_out(bench: Callable[[argparse.Namespace], str], args: argparse.Namespace) -> None:
+    """The report of ``bench(args)`` written to ``args.out`` and printed; a user's mistake
+    ends the script with its one-line error."""
+    try:
+        report = bench(args)
+    except UserError as e:
+        sys.exit(f"error: {e}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report, encoding="utf-8")
+    print(report)
 
 
 def bench_settings(args: argparse.Namespace) -> tuple[Settings, str]:

@@ -215,9 +215,9 @@ def _apart_from(texts: Sequence[str], events: Sequence[str]) -> list[str]:
     pieces = []
     for text in texts:
         words = text.split()
+        bare = [_bare_word(w) for w in words]
         shared = [False] * len(words)
         for event in told:
-            bare = [_bare_word(w) for w in words]
             match = difflib.SequenceMatcher(None, bare, event, autojunk=False)
             for block in match.get_matching_blocks():
                 if block.size >= _SHARED_RUN:
@@ -234,7 +234,8 @@ def _apart_from(texts: Sequence[str], events: Sequence[str]) -> list[str]:
 
 
 def _bare_word(word: str) -> str:
-    return word.lower().strip(".,;:!?\"'()")
+    """One word of a text as ``bare_words`` reads it, kept whole ("7pm," is "7pm")."""
+    return "".join(bare_words(word))
 
 
 def _talked_today(agent: Mind, partner: str, now: datetime) -> str:
