@@ -295,11 +295,9 @@ def test_a_line_that_is_the_second_half_of_the_last_one_is_an_echo():
 
 def test_a_line_that_names_its_own_speaker_is_told_apart():
     """Klaus to Maria in a morning run: "I'm studying physics, Klaus Mueller"; to Isabella in
-    party run 1p: "I'm glad to meet Klaus Mueller"."""
-    from simulacra.cognition.dialogue import _addresses_self, _speaks_of
-
-    def own_name(words: str) -> bool:
-        return _addresses_self(words, "Klaus Mueller") or _speaks_of(words, "Klaus Mueller")
+    party run 1p: "I'm glad to meet Klaus Mueller"; Maria to Isabella in party run 3v: "I will
+    be there to help Maria Lopez plan everything"."""
+    from simulacra.cognition.address import names_self
 
     for words in [
         "I'm studying physics, Klaus Mueller.",
@@ -307,24 +305,18 @@ def test_a_line_that_names_its_own_speaker_is_told_apart():
         "Thanks, Klaus.",
         "I'm glad to meet Klaus Mueller",
         "Klaus is writing all day.",
+        "I will be there to help Klaus Mueller plan everything.",
+        "Klaus Mueller looks forward to it!",
     ]:
-        assert own_name(words), words
+        assert names_self(words, "Klaus Mueller"), words
     for words in [
         "Hi, I'm Klaus Mueller. Nice to meet you!",
         "I am Klaus Mueller, a sociology student.",
         "Hello Maria! Klaus Mueller here.",
         "Hello Maria, how are you?",
+        "My name is Klaus.",
     ]:
-        assert not own_name(words), words
-
-
-def test_a_partner_asked_or_invited_is_spoken_of():
-    """Maria to Klaus, party run of seed 1p."""
-    from simulacra.cognition.dialogue import _speaks_of
-
-    line = "I'm thinking about asking Klaus to spend Valentine's Day with me."
-    assert _speaks_of(line, "Klaus Mueller")
-    assert not _speaks_of("Thanks for asking, Klaus!", "Klaus Mueller")  # spoken to
+        assert not names_self(words, "Klaus Mueller"), words
 
 
 def test_a_line_that_says_one_name_twice_is_told_apart():
@@ -340,20 +332,36 @@ def test_a_line_that_says_one_name_twice_is_told_apart():
 
 def test_a_line_that_speaks_of_its_listener_is_told_apart():
     """Party run of seed 2: Maria told Klaus "I'd love to have a Valentine's Day event with
-    Klaus Mueller", her plan's words, in four lines over two days."""
-    from simulacra.cognition.dialogue import _speaks_of
+    Klaus Mueller", her plan's words, in four lines over two days; seed 1p: "I'm thinking about
+    asking Klaus to spend Valentine's Day with me"; seed 3v: Isabella to Maria, "I want to help
+    Maria Lopez plan the decorations", a verb no list of words had."""
+    from simulacra.cognition.address import speaks_of
 
-    klaus = "Klaus Mueller"
-    assert _speaks_of("I'd love to have a Valentine's Day event with Klaus Mueller.", klaus)
-    assert _speaks_of("I'm excited about the event with Klaus tomorrow at 8 pm.", klaus)
-    assert _speaks_of("Klaus's paper sounds great.", klaus)
-    assert _speaks_of("I hope Klaus is coming.", klaus)
-    assert _speaks_of("I have a secret crush on Klaus Mueller!", klaus)
-    assert _speaks_of("I've been thinking of Klaus all day.", klaus)
-    assert not _speaks_of("Klaus, are you coming to the party?", klaus)
-    assert not _speaks_of("Thanks, Klaus. See you there!", klaus)
-    assert not _speaks_of("Would you like to come with me, Klaus?", klaus)
-    assert not _speaks_of("Nice to meet you, Klaus Mueller!", klaus)
+    for words in [
+        "I'd love to have a Valentine's Day event with Klaus Mueller.",
+        "I'm excited about the event with Klaus tomorrow at 8 pm.",
+        "Klaus's paper sounds great.",
+        "I hope Klaus is coming.",
+        "I have a secret crush on Klaus Mueller!",
+        "I've been thinking of Klaus all day.",
+        "I'm thinking about asking Klaus to spend Valentine's Day with me.",
+        "I want to help Klaus Mueller plan the decorations.",
+        "I asked Klaus Mueller about his paper yesterday.",
+        "Klaus Mueller looks forward to the party.",
+    ]:
+        assert speaks_of(words, "Klaus Mueller"), words
+    for words in [
+        "Klaus, are you coming to the party?",
+        "Thanks, Klaus. See you there!",
+        "Would you like to come with me, Klaus?",
+        "Nice to meet you, Klaus Mueller!",
+        "Thanks for asking, Klaus!",
+        "Hello Klaus Mueller! I wanted to tell you about the party.",
+        "Thank you Klaus for the help.",
+        "Good morning Klaus, how is the paper?",
+        "I'm planning a party, Klaus, and I hope you can come.",
+    ]:
+        assert not speaks_of(words, "Klaus Mueller"), words
 
 
 def test_a_line_that_asks_a_long_question_again_is_an_echo():

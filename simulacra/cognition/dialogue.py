@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationInfo, field_validator
 
 from simulacra import gametime
+from simulacra.cognition.address import names_self, speaks_of
 from simulacra.cognition.plan import events_ahead, hours_named
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
@@ -287,7 +288,7 @@ def _fresh(
     if _said_before(words, memos):
         reject(MEMO_SAID, words)
         return False
-    if _addresses_self(words, speaker) or _speaks_of(words, speaker):
+    if names_self(words, speaker):
         reject(OWN_NAME, words)
         return False
     if _one_name_twice(words):
@@ -297,7 +298,7 @@ def _fresh(
     if own and _opens_as(words, own[-1]):
         reject(SAME_OPENING, words)
         return False
-    if _speaks_of(words, partner):
+    if speaks_of(words, partner):
         reject(PARTNER_SPOKEN_OF, words)
         return False
     return True
@@ -312,29 +313,6 @@ _OPENING_WORDS = 3
 def _opens_as(words: str, before: str) -> bool:
     mine, theirs = bare_words(words), bare_words(before)
     return len(mine) > _OPENING_WORDS and mine[:_OPENING_WORDS] == theirs[:_OPENING_WORDS]
-
-
-def _called(person: str) -> str:
-    """A pattern for what a person is called in a line: the whole name or the first."""
-    return rf"(?:{re.escape(person)}|{re.escape(person.split()[0])})"
-
-
-def _speaks_of(words: str, person: str) -> bool:
-    """``person`` named as a third person. The partner, while spoken to: Maria told Klaus
-    "I'd love to have a Valentine's Day event with Klaus Mueller", her plan's words (party run
-    of seed 2, four of her lines in two days), and "I have a secret crush on Klaus Mueller!"
-    (README run, stop 49). Or the speaker, who lost track of who speaks: "I'm glad to meet
-    Klaus Mueller", said by Klaus (party run of seed 1p). The name after a word that makes it
-    an object ("with", "for", "about", "to", "and", "on", "of"), or before "'s" or a verb in
-    the third person ("Klaus is"); "Klaus, are you..." and "Thanks, Klaus" speak to him, and
-    "I'm Klaus Mueller" introduces him."""
-    name = _called(person)
-    verbs = r"invit(?:e|ing)|ask(?:ing)?|tell(?:ing)?|meet(?:ing)?|know|lov(?:e|ing)|like|miss"
-    before = rf"\b(?:with|for|about|to|and|on|of|{verbs})\s+"
-    after = r"(?:'s\b|\s+(?:is|was|has|will|said|says|told)\b)"
-    object_of = re.search(rf"{before}{name}\b", words, flags=re.IGNORECASE)
-    subject = re.search(rf"\b{name}{after}", words)
-    return bool(object_of or subject)
 
 
 # A name joined to itself: "helping Maria and Maria Lopez" (party run of seed 3e), a slip of
@@ -382,16 +360,6 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
         if len(said) >= _ECHO_PIECE and piece >= 0.8 * len(said):
             return True
     return False
-
-
-def _addresses_self(words: str, speaker: str) -> bool:
-    """The speaker greets or calls themselves by name, as a model that lost track of who
-    speaks does: Klaus said "I'm studying physics, Klaus Mueller" to Maria in a morning run.
-    Saying one's own name ("I'm Klaus Mueller") is not that."""
-    name = _called(speaker)
-    greeting = r"(?:hi|hello|hey|dear|thanks|thank you|sorry|yes|no|oh|well)"
-    vocative = rf"(?:(?:^|[,.!?])\s*|\b{greeting}\s+){name}\s*(?:[,.!?]|$)"
-    return re.search(vocative, words, flags=re.IGNORECASE) is not None
 
 
 def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> str:
