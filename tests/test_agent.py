@@ -566,3 +566,56 @@ def test_a_memo_to_avoid_keeps_out_the_words_of_an_event_to_tell():
         "and he was glad.",
     ]
     assert _apart_from([memo], []) == [memo]
+
+
+def test_a_memo_said_aloud_in_the_first_person_is_told_apart():
+    """Party run of seed 3w: Maria's memo "She appreciates the support of Klaus Mueller and her
+    friends" said to Isabella as "I appreciate the support of Klaus Mueller and my friends";
+    Klaus's "feels grateful for Maria Lopez's invitation and excited about the opportunity"
+    said to Isabella as "I feel grateful for her invitation and excited about the event"."""
+    from simulacra.cognition.dialogue import _memo_said
+
+    maria = [
+        "Maria Lopez's memo about talking with Klaus Mueller: Maria Lopez feels happy and "
+        "fulfilled with the conversation. She appreciates the support of Klaus Mueller and her "
+        "friends."
+    ]
+    klaus = [
+        "Klaus Mueller's memo about talking with Maria Lopez: Klaus Mueller feels grateful for "
+        "Maria Lopez's invitation and excited about the opportunity to have a coffee with her."
+    ]
+    said = "I appreciate the support of Klaus Mueller and my friends."
+    assert _memo_said(said, maria, "Maria Lopez")
+    assert _memo_said(
+        "Sure! I feel grateful for her invitation and excited about the event.",
+        klaus,
+        "Klaus Mueller",
+    )
+    assert not _memo_said("I'm excited about the coffee with you!", klaus, "Klaus Mueller")
+    assert not _memo_said("Can you help me study for the exam on Friday?", maria, "Maria Lopez")
+
+
+def test_a_reply_may_tell_the_facts_of_an_event_its_speakers_memo_holds(build):
+    """A memo that tells of the party does not bar a reply from telling it: seed 3w's retry,
+    steered away from the memo's words, spelt it "from5pm" and "hobbs Cafe"."""
+    from simulacra.cognition.dialogue import Line, next_line
+    from simulacra.memory import Kind, NewMemory
+
+    line = {"heard": "You asked about it.", "says": f"Yes! It's {PARTY}, I hope you come."}
+    agent, backend = build({"respond": [line]})
+    agent.currently = PARTY
+    agent.remember(
+        [
+            NewMemory(
+                f"Isabella Rodriguez's memo about talking with Maria Lopez: I am {PARTY}.",
+                Kind.REFLECTION,
+                subject="Isabella Rodriguez",
+                predicate="thinks about talking with",
+                object="Maria Lopez",
+            )
+        ],
+        T0,
+    )
+    asked = [Line("Maria Lopez", "When is your party?")]
+    got = next_line(agent, "Maria Lopez", asked, now=T0, setting="at the cafe")
+    assert got.says == line["says"] and len(backend.calls("respond")) == 1
