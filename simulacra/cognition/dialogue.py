@@ -212,8 +212,9 @@ _SHARED_RUN = 3
 def _apart_from(texts: Sequence[str], events: Sequence[str]) -> list[str]:
     """The pieces of ``texts`` outside the runs of words they share with ``events``. A line
     that says a memo is asked again, and is steered away from copying one; but where the memo
-    tells of an event the opening is to bring up, the steer mangled the event's words: "from
-    5pm to7p." in 3 openings of 18 (bench_talk on party seed 3v)."""
+    tells of an event to come, the steer mangled the event's words ("from 5pm to7p." in 3
+    openings of 18, bench_talk on party seed 3v) and the memo's facts barred a reply that told
+    them."""
     if not events:
         return list(texts)
     told = [[_bare_word(w) for w in event.split()] for event in events]
@@ -343,6 +344,10 @@ def _bare(text: str) -> str:
     return " ".join(bare_words(text))
 
 
+def _sentences(words: str) -> list[str]:
+    return re.split(r"(?<=[.!?])\s+", words)
+
+
 def _said_before(words: str, texts: Sequence[str]) -> bool:
     """The same line again, all but a name ("Hello Klaus! ..." to "Hello Maria! ..."), a
     long piece of one, or a sentence made of one's words: in morning runs Klaus answered
@@ -350,7 +355,7 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
     It would be a great..."), and both went on asking "Could you please give me some tips on
     studying?" behind new greetings."""
     said = _bare(words)
-    sentences = [bare_words(s) for s in re.split(r"(?<=[.!?])\s+", words)]
+    sentences = [bare_words(s) for s in _sentences(words)]
     sentences = [s for s in sentences if len(s) >= _ECHO_WORDS]
     for text in texts:
         before = _bare(text)
@@ -372,6 +377,7 @@ _PERSONS = frozenset(
     {"i", "me", "my", "mine", "myself", "she", "he", "her", "hers", "him", "his", "herself"}
     | {"himself", "they", "them", "their"}
 )
+_ANY_PERSON = "*"  # no word of bare_words'
 # A sentence this long, this share of it a memo's words in their order, is the memo said.
 _MEMO_WORDS = 8
 
@@ -383,9 +389,9 @@ def _as_thought(text: str, speaker: str) -> list[str]:
     thought: list[str] = []
     for word in bare_words(text):
         if word in _PERSONS or word in names:
-            if thought and thought[-1] == "x":
+            if thought and thought[-1] == _ANY_PERSON:
                 continue
-            word = "x"
+            word = _ANY_PERSON
         elif len(word) > 3 and word.endswith("s"):
             word = word[:-1]
         thought.append(word)
@@ -402,7 +408,7 @@ def _memo_said(words: str, memos: Sequence[str], speaker: str) -> bool:
     if _said_before(words, memos):
         return True
     thoughts = [_as_thought(memo, speaker) for memo in memos]
-    for sentence in re.split(r"(?<=[.!?])\s+", words):
+    for sentence in _sentences(words):
         mine = _as_thought(sentence, speaker)
         if len(mine) >= _MEMO_WORDS and any(mostly_in(mine, t, _ECHO_SHARE) for t in thoughts):
             return True
