@@ -732,3 +732,25 @@ def test_the_morning_routine_lasts_its_hour_in_the_hourly_schedule():
 
 def _activity_at(plan, hhmm):
     return plan.block_at(datetime.combine(DAY, time.fromisoformat(hhmm))).activity
+
+
+def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
+    """Party seeds 3t and 3w: the host's plan for the 13th had "17:00 throwing a Valentine's
+    Day party at Hobbs Cafe", her party of the 14th without its date. An item at another hour,
+    or that only shares the event's place, stays."""
+    agent.currently = (
+        "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm"
+        " to 7pm."
+    )
+    plans_also(
+        agent,
+        {"time": "15:00", "activity": "working at Hobbs Cafe"},
+        {"time": "17:00", "activity": "throwing a Valentine's Day party at Hobbs Cafe"},
+        {"time": "20:00", "activity": "throwing a Valentine's Day party at Hobbs Cafe"},
+    )
+    before = planning.plan_day(agent, DAY)
+    assert "17:00 throwing a Valentine's Day party at Hobbs Cafe" not in before.outline
+    assert "15:00 working at Hobbs Cafe" in before.outline
+    assert "20:00 throwing a Valentine's Day party at Hobbs Cafe" in before.outline
+    on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
+    assert [i for i in on_the_day.outline if i.startswith("17:00") and "party" in i]

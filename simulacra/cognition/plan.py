@@ -8,6 +8,7 @@ current and next hour, never the whole day).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import field
@@ -385,7 +386,7 @@ def plan_day(agent: Mind, today: date, yesterday: str = "") -> DayPlan:
         resolutions=resolutions,
         currently=agent.currently,
     )
-    items = _outline(spans, plan, day_name, settings.meal_hours)
+    items = _outline(spans, plan, day_name, settings.meal_hours, _events_later(sources, day_name))
     items = with_morning_routine(items, plan.wake_up, MORNING_ROUTINE)
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
@@ -569,9 +570,11 @@ def _outline(
     plan: Answer,
     today: str,
     meal_hours: dict[str, tuple[str, str]],
+    later: Sequence[str] = (),
 ) -> list[PlanItem]:
     """Today's events' items (each with the "HH:MM" it ends at) and the plan's as "HH:MM
-    activity" lines in time order, less any item for another date, any meal planned at
+    activity" lines in time order, less any item for another date or that is one of the
+    ``later`` days' events at its hour, any meal planned at
     another meal's hour, any other item within the hours of one of today's events and any
     item that repeats the one before it (in each case the item before it goes on)."""
     dropped = {}
@@ -589,9 +592,10 @@ def _outline(
             # next thing in the middle of it: with "18:00 decorating the cafe" after her
             # party's "17:00", the host's party would last an hour of its two.
             dropped[n] = EVENT_HOUR
-        elif gametime.days_from_today(i.activity, today) - {0}:
+        elif gametime.days_from_today(i.activity, today) - {0} or _is_one_of(i, later):
             # The 1.5B copies a dated event from the prompt into today: "17:00 throwing a
-            # Valentine's Day party at Hobbs Cafe on February 14" on the 13th.
+            # Valentine's Day party at Hobbs Cafe on February 14" on the 13th, or without its
+            # date (party seeds 3t and 3w, two of the seven Mondays of the host's kept runs).
             dropped[n] = OTHER_DAY
         elif not _meal_on_time(i.activity, i.time, meal_hours):
             dropped[n] = MEAL_OFF_HOUR
@@ -609,6 +613,37 @@ def _outline(
         else:
             reject(REPEATED_ITEM, f"{i.time} {i.activity}")
     return lines
+
+
+def _events_later(sources: Sequence[str], today: str) -> list[str]:
+    """The events of ``sources`` on a day after ``today``, each naming an hour."""
+    return [
+        part
+        for part in gametime.parts_to_come(sources, today)
+        if hours_named(part)
+        and min(gametime.days_from_today(part, today, by_name=True), default=0) > 0
+    ]
+
+
+# Words in a row that make an item the event it shares them with, at the event's hours: the
+# host's "17:00 throwing a Valentine's Day party at Hobbs Cafe" shares 9 with her "throwing a
+# Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"; Maria's "18:00
+# studying at Hobbs Cafe" shares its place's 3, and her "17:00 preparing for a Valentine's
+# Day event with Klaus Mueller" 4 (the kept party runs' Mondays).
+_EVENT_RUN = 5
+
+
+def _is_one_of(item: PlanItem, events: Sequence[str]) -> bool:
+    mine = bare_words(item.activity)
+    for event in events:
+        hours = hours_named(event)
+        if not (item.time == hours[0] or hours[0] <= item.time < hours[-1]):
+            continue
+        theirs = bare_words(event)
+        match = difflib.SequenceMatcher(None, mine, theirs, autojunk=False)
+        if match.find_longest_match(0, len(mine), 0, len(theirs)).size >= _EVENT_RUN:
+            return True
+    return False
 
 
 def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]) -> bool:
