@@ -574,9 +574,9 @@ def _outline(
 ) -> list[PlanItem]:
     """Today's events' items (each with the "HH:MM" it ends at) and the plan's as "HH:MM
     activity" lines in time order, less any item for another date or that is one of the
-    ``later`` days' events at its hour, any meal planned at
-    another meal's hour, any other item within the hours of one of today's events and any
-    item that repeats the one before it (in each case the item before it goes on)."""
+    ``later`` days' events at its hour, any meal planned at another meal's hour, any other
+    item within the hours of one of today's events and any item that repeats the one before
+    it (in each case the item before it goes on)."""
     dropped = {}
     everything = [*(item for item, _ in events), *plan.plan]
     for n, i in enumerate(everything):
