@@ -619,3 +619,19 @@ def test_a_reply_may_tell_the_facts_of_an_event_its_speakers_memo_holds(build):
     asked = [Line("Maria Lopez", "When is your party?")]
     got = next_line(agent, "Maria Lopez", asked, now=T0, setting="at the cafe")
     assert got.says == line["says"] and len(backend.calls("respond")) == 1
+
+
+def test_an_opening_no_seed_made_worth_saying_is_the_one_with_the_fewest_faults(build):
+    """Party seed 3x: Maria's first seed named herself ("...that Maria Lopez is planning to
+    ask Klaus Mueller..."), her others only left the party's hour out, and the first was
+    said. An opening is said all the same; the least broken one."""
+    from simulacra.cognition.dialogue import next_line
+
+    own_name = {"topic": PARTY, "says": "Hi Maria! Isabella Rodriguez is throwing a party at 5pm!"}
+    untimed = {"topic": PARTY, "says": "Hi Maria! I'm throwing a party at my cafe tomorrow!"}
+    also_untimed = {"topic": PARTY, "says": "Hello Maria! Come to my party at the cafe!"}
+    agent, backend = build({"respond": [own_name, untimed, also_untimed]})
+    agent.currently = PARTY
+    got = next_line(agent, "Maria Lopez", [], now=T0, setting="at the cafe")
+    assert len(backend.calls("respond")) == 3
+    assert got.says == untimed["says"]

@@ -20,7 +20,7 @@ from simulacra.cognition.plan import events_ahead, hours_named
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.repairs import reject, repair, rule
+from simulacra.llm.repairs import Rule, reject, repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
@@ -188,11 +188,20 @@ def _next_line(
         reject(UNTIMED_EVENT, answer.says)
         return False
 
+    # An opening is said even if no seed made it worth saying: then the one whose only fault
+    # is a missing hour, not the first. Maria's first seed, "I wanted to let you know that
+    # Maria Lopez is planning to ask Klaus Mueller...", was said over two that left out the
+    # party's hour, and every seed of the host's reply went on speaking of "Maria Lopez"
+    # (party seed 3x).
+    def fresh(answer: Answer) -> bool:
+        return _fault(answer.says, lines, agent.name, partner, memos) is None
+
     answer = ask_until(
         agent,
         RESPOND,
         worth_saying,
         agent.settings.conversation.line_attempts,
+        rank=fresh,
         avoid=[line.text for line in lines] + memos,
         partner=partner,
         setting=setting,
@@ -285,28 +294,29 @@ def converse(
 def _fresh(
     words: str, lines: Sequence[Line], speaker: str, partner: str, memos: Sequence[str]
 ) -> bool:
-    """A line worth saying: not one said before, nor a memo, not to or of the speaker
-    themselves, not opening as the speaker's last line did, and to the partner as "you"."""
-    if _said_before(words, [line.text for line in lines]):
-        reject(ECHO, words)
-        return False
-    if _memo_said(words, memos, speaker):
-        reject(MEMO_SAID, words)
-        return False
-    if names_self(words, speaker):
-        reject(OWN_NAME, words)
-        return False
-    if _one_name_twice(words):
-        reject(NAME_TWICE, words)
-        return False
+    """A line worth saying (see ``_fault``); why one is not is logged."""
+    fault = _fault(words, lines, speaker, partner, memos)
+    if fault is not None:
+        reject(fault, words)
+    return fault is None
+
+
+def _fault(
+    words: str, lines: Sequence[Line], speaker: str, partner: str, memos: Sequence[str]
+) -> Rule | None:
+    """Why a line is not worth saying, if it is not: one said before, or a memo, to or of
+    the speaker themselves, opening as the speaker's last line did, or not to the partner as
+    "you"."""
     own = [line.text for line in lines if line.speaker == speaker]
-    if own and _opens_as(words, own[-1]):
-        reject(SAME_OPENING, words)
-        return False
-    if speaks_of(words, partner):
-        reject(PARTNER_SPOKEN_OF, words)
-        return False
-    return True
+    faults = [
+        (ECHO, lambda: _said_before(words, [line.text for line in lines])),
+        (MEMO_SAID, lambda: _memo_said(words, memos, speaker)),
+        (OWN_NAME, lambda: names_self(words, speaker)),
+        (NAME_TWICE, lambda: _one_name_twice(words)),
+        (SAME_OPENING, lambda: bool(own) and _opens_as(words, own[-1])),
+        (PARTNER_SPOKEN_OF, lambda: speaks_of(words, partner)),
+    ]
+    return next((rule for rule, found in faults if found()), None)
 
 
 # A line's first words, which a speaker's last line opened with too: after the "You ..." of
