@@ -138,8 +138,7 @@ def events_ahead(agent: Mind, now: datetime) -> list[str]:
     ahead = []
     for part in gametime.parts_to_come(_event_sources(agent, midnight, resolutions), today):
         hours = hours_named(part)
-        later = min(gametime.days_from_today(part, today, by_name=True), default=0) > 0
-        if hours and (later or hours[-1] > clock):
+        if hours and (_on_a_later_day(part, today) or hours[-1] > clock):
             ahead.append(part.removeprefix(noted.strip()).strip())
     return _one_at_a_time(list(dict.fromkeys(ahead)))
 
@@ -620,9 +619,12 @@ def _events_later(sources: Sequence[str], today: str) -> list[str]:
     return [
         part
         for part in gametime.parts_to_come(sources, today)
-        if hours_named(part)
-        and min(gametime.days_from_today(part, today, by_name=True), default=0) > 0
+        if hours_named(part) and _on_a_later_day(part, today)
     ]
+
+
+def _on_a_later_day(part: str, today: str) -> bool:
+    return min(gametime.days_from_today(part, today, by_name=True), default=0) > 0
 
 
 # Words in a row that make an item the event it shares them with, at the event's hours: the
