@@ -123,6 +123,7 @@ def bench(
                     now=chat.time,
                     setting=setting,
                     max_utterances=seeded.conversation.max_utterances,
+                    earlier=earlier,
                 )
             again.append(_judged([(line.speaker, line.text) for line in lines], chat, earlier))
             print(

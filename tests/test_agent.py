@@ -264,6 +264,36 @@ def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path)
     assert first.avoid == () and again.avoid == (opening["says"],)
 
 
+def test_a_line_of_the_pair_s_earlier_talk_today_is_asked_again(build, tmp_path):
+    """Party seed 3w: the host said Klaus's "I'm glad to hear that!" of 11:30 back to him at
+    13:30 and at 17:30."""
+    from simulacra.cognition.dialogue import converse
+
+    earlier = ["Hi there!", "I'm glad to hear that!"]
+    opening = {"says": "Hi there!"}  # a greeting may well be said again
+    bye = {"heard": "a plan", "says": "Great, see you at five!", "end": True}
+    klaus, _ = build({"respond": [opening, bye]})
+    again = {"heard": "a greeting", "says": "I'm glad to hear that. What do you have in mind?"}
+    answer = {"heard": "a greeting", "says": "Hello! Will you come to the party at five?"}
+    host, backend = build({"respond": [again, answer]}, directory=tmp_path / "host")
+    lines = converse(
+        klaus, host, now=T0, setting="at Hobbs Cafe", max_utterances=8, earlier=earlier
+    )
+    assert [line.text for line in lines] == [opening["says"], answer["says"], bye["says"]]
+    first, retry = backend.calls("respond")
+    assert retry.avoid[: len(earlier)] == tuple(earlier)
+
+
+def test_a_line_said_in_an_earlier_talk_is_told_apart_from_a_short_one():
+    from simulacra.cognition.dialogue import _said_earlier
+
+    said = ["I'm glad to hear that!", "See you there!", "I'm looking forward to it too!"]
+    assert _said_earlier("I'm glad to hear that. What do you have in mind?", said)
+    assert _said_earlier("I'm looking forward to it. When can we meet?", said)
+    assert not _said_earlier("See you there!", said)  # short: anyone says it twice
+    assert not _said_earlier("I'm glad you could come. What do you have in mind?", said)
+
+
 def test_a_reply_no_seed_makes_worth_saying_ends_the_talk(build, tmp_path):
     """Party run of seed 1p: every seed of Klaus's answer to Isabella's invitation was refused
     or spoke of himself, and he said the last, "I'm glad to meet Klaus Mueller"."""

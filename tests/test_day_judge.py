@@ -253,6 +253,8 @@ def test_what_is_a_state(state, broken):
         # streaming thought about, not done (party seed 3v)
         ("considering the logistics of streaming", "Oak Hill College: library: bookshelves", False),
         ("playing a game on her phone", "The Rose and Crown Pub: pub: bar counter", False),
+        ("watching a video game on her phone", "Hobbs Cafe: cafe: armchairs", False),  # 3w
+        ("watching a movie on his laptop", "Oak Hill College: library: bookshelves", False),
         ("watching a movie", "Oak Hill College: library: bookshelves", True),
         ("watching a movie", f"{DORM}: common room: sofa", False),
         ("writing the body of the paper", "Johnson Park: community garden: garden shed", True),

@@ -282,6 +282,11 @@ def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, wor
     assert talking.why_not(maria.name, klaus, now) == "cooling"
     later = now + timedelta(minutes=sim.settings.conversation.cooldown_minutes)
     assert talking.why_not(klaus.name, maria, later) is None
+    # What they said is heard by their next talk that day (a line of it is not said again),
+    # not by one the day after.
+    said = [line.text for line in chat.lines]
+    assert said and talking.said_today(klaus.name, maria.name, later.date()) == said
+    assert talking.said_today(maria.name, klaus.name, (now + timedelta(days=1)).date()) == []
     sim.close()
 
 

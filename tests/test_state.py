@@ -8,7 +8,7 @@ import ast
 import json
 import shutil
 import sqlite3
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from simulacra.memory import MemoryStore
 from simulacra.settings import Settings
 from simulacra.sim import checkpoint, rundir
 from simulacra.sim.avatar import Avatar
+from simulacra.sim.conversation import Said
 from simulacra.sim.interact import Interactions
 from simulacra.sim.savedstate import saved_checkpoint
 from simulacra.sim.simulation import Simulation
@@ -59,6 +60,10 @@ def town(tmp_path_factory):
     directory = run_v0(tmp_path_factory.mktemp("state") / "run")
     sim = Simulation.resume(directory, model=scripted_model(), embedder=WordEmbedder())
     sim.run(until_step=sim.step_no + 12)
+    # The lines of Klaus and Maria's talk before the checkpoint, which a run of version 0 did
+    # not keep.
+    said = Said(between=(KLAUS, MARIA), day=date(2023, 2, 13), lines=["Good morning, Maria!"])
+    sim.town.conversations.restore_said([said])
     Interactions(sim).set_object("Hobbs Cafe: cafe: piano", "is out of tune")  # checkpoints
     copy = tmp_path_factory.mktemp("state") / "copy"
     rundir.fork(directory, copy)
@@ -154,6 +159,7 @@ def test_the_stepped_town_holds_something_in_every_part(town):
     sim, _ = town
     state = sim.get_state().town
     assert [c.between for c in state.cooldowns] == [(KLAUS, MARIA)]
+    assert [s.between for s in state.said] == [(KLAUS, MARIA)]
     assert state.avatar is not None and state.avatar.lines[0] == Line(
         "Ana", state.avatar.lines[0].text
     )

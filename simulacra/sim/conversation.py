@@ -5,7 +5,7 @@ resident under the same rule.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from functools import partial
 from typing import Literal
 
@@ -35,6 +35,14 @@ class Cooldown(State):
     until: datetime
 
 
+class Said(State):
+    """The lines two residents said to each other in their talks on ``day``."""
+
+    between: Pair
+    day: date
+    lines: list[str]
+
+
 class Conversations:
     def __init__(
         self,
@@ -51,6 +59,7 @@ class Conversations:
         self.lockstep = lockstep
         self.step_seconds = step_seconds
         self.cooldowns: dict[Pair, datetime] = {}  # when each pair may talk again
+        self.said: dict[Pair, Said] = {}  # what each pair said on the last day they talked
         self.replanned: dict[str, DayPlan] = {}  # day plans talks changed, until taken
 
     def saved_cooldowns(self) -> list[Cooldown]:
@@ -58,6 +67,17 @@ class Conversations:
 
     def restore_cooldowns(self, cooldowns: list[Cooldown]) -> None:
         self.cooldowns = {c.between: c.until for c in cooldowns}
+
+    def saved_said(self) -> list[Said]:
+        return list(self.said.values())
+
+    def restore_said(self, said: list[Said]) -> None:
+        self.said = {s.between: s for s in said}
+
+    def said_today(self, a: str, b: str, today: date) -> list[str]:
+        """The lines ``a`` and ``b`` said to each other in their talks today so far."""
+        said = self.said.get(pair(a, b))
+        return list(said.lines) if said is not None and said.day == today else []
 
     # -- the rule ----------------------------------------------------------------------------
 
@@ -104,6 +124,12 @@ class Conversations:
         )
         chats = []
         for (a, b), lines in zip(pairs, said, strict=True):
+            earlier = self.said_today(a.name, b.name, now.date())
+            self.said[pair(a.name, b.name)] = Said(
+                between=pair(a.name, b.name),
+                day=now.date(),
+                lines=earlier + [line.text for line in lines],
+            )
             seconds = self.settings.conversation.seconds_per_line * len(lines)
             end = now + timedelta(seconds=max(self.step_seconds, seconds))
             a.action.end = b.action.end = end
@@ -133,6 +159,7 @@ class Conversations:
             now=now,
             setting=self.sandbox.setting_of(a),
             max_utterances=self.settings.conversation.max_utterances,
+            earlier=self.said_today(a.name, b.name, now.date()),
         )
         self.remember(a, b.name, lines, now)
         self.remember(b, a.name, lines, now)

@@ -23,7 +23,7 @@ from simulacra.llm import StructuredModel
 from simulacra.settings import Settings
 from simulacra.sim import record as rec
 from simulacra.sim.avatar import AvatarState
-from simulacra.sim.conversation import Conversations, Cooldown
+from simulacra.sim.conversation import Conversations, Cooldown, Said
 from simulacra.sim.lockstep import Lockstep
 from simulacra.sim.places import PlaceChooser
 from simulacra.sim.recorder import Recorder
@@ -38,6 +38,7 @@ from simulacra.world import World, WorldSnapshot, WorldState
 class TownState(State):
     world: WorldSnapshot
     cooldowns: list[Cooldown]
+    said: list[Said] = []  # none in checkpoints made before a talk heard the day's others
     unlogged: dict[str, int]  # per resident, the first memory id not yet in the event log
     residents: dict[str, ResidentState]
     avatar: AvatarState | None
@@ -87,6 +88,7 @@ class Town:
         return TownState(
             world=self.state.get_state(),
             cooldowns=self.conversations.saved_cooldowns(),
+            said=self.conversations.saved_said(),
             unlogged=dict(self.recorder.unlogged),
             residents={name: r.get_state() for name, r in self.residents.items()},
             avatar=user.avatar.get_state() if user.avatar else None,
@@ -98,6 +100,7 @@ class Town:
     def set_state(self, state: TownState) -> None:
         self.state.set_state(state.world)
         self.conversations.restore_cooldowns(state.cooldowns)
+        self.conversations.restore_said(state.said)
         self.recorder.restore(state.unlogged, state.logged_objects)
         for name, resident_state in state.residents.items():
             if name in self.residents:
