@@ -18,7 +18,7 @@ import pytest
 from scripted_town import SCRIPTS, enum
 
 from simulacra.cognition.decide import Decision, OptionKind
-from simulacra.cognition.plan import ROUTINE_STEPS, is_sleeping
+from simulacra.cognition.plan import ROUTINE_STEPS, current_step, is_sleeping
 from simulacra.errors import UserError
 from simulacra.llm import open_model
 from simulacra.llm.scripted import ScriptedModel
@@ -213,6 +213,30 @@ def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, wo
     klaus.action = Action("reading", now, now, hall, "📖")  # a step of the block: stay there
     placing = sim.town.thinking.placing(klaus, now)
     assert placing == Placing(within="Dorm for Oak Hill College", context=context)
+    sim.close()
+
+
+def test_after_a_conversation_the_step_it_interrupted_goes_on_where_it_was(tmp_path, word_embedder):
+    """Party seed 3w: Klaus's "drinking coffee with Maria Lopez" was on its way to her
+    classroom when the host stopped him in the cafe; placed again by its block's words, it
+    stayed at the cafe's notice board. Going back to it asks the model nothing."""
+    sim, backend = make_sim(tmp_path, word_embedder, hours=0.1)
+    sim.run()
+    klaus, now = sim.resident("Klaus Mueller"), sim.now
+    for r in sim.residents.values():
+        r.action.end = now + timedelta(hours=1)  # nobody else's step is due
+    activity, _, _ = current_step(klaus.agent, klaus.plan, now, 15)
+    sim.town.sandbox.start(klaus, activity, now, now + timedelta(minutes=30))
+    before = klaus.action
+    sim.town.conversations.start_talking(klaus, "Maria Lopez", now)
+    assert klaus.talking and klaus.interrupted is before
+    later = now + timedelta(minutes=2)
+    klaus.action.end = later
+    asked = len(backend.calls("act"))
+    sim.town.thinking.act(later, set())
+    assert (klaus.action.activity, klaus.action.address) == (activity, before.address)
+    assert klaus.action.start == later and klaus.interrupted is None
+    assert len(backend.calls("act")) == asked
     sim.close()
 
 

@@ -146,7 +146,10 @@ class Conversations:
         return chats
 
     def start_talking(self, me: Resident, partner: str, now: datetime) -> None:
-        """The action of talking, ending when the conversation's length is known."""
+        """The action of talking, ending when the conversation's length is known; the action
+        it interrupts is kept to go back to."""
+        if not me.talking:
+            me.interrupted = me.action
         activity = PHRASES.text("talking", partner=partner)
         here = self.sandbox.here(me)
         action = Action(activity, now, now, here, emoji("talk"), "is", activity, partner=partner)

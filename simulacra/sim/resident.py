@@ -55,6 +55,7 @@ class ResidentState(State):
     using: str | None
     last_decision: dict[str, datetime]  # observed subject -> game time of deciding
     placed: dict[str, Placed] = {}  # runs saved before these were kept have none
+    interrupted: Action | None = None  # as is that of runs saved before it was kept
 
 
 class Resident:
@@ -73,6 +74,9 @@ class Resident:
         # The events of the activities this resident placed, by activity and place: saved
         # with the state, so resumed runs ask exactly what uninterrupted ones would.
         self.placed: dict[str, Placed] = {}
+        # The action a conversation interrupted, resumed after it if the plan's step is still
+        # the same (see Thinking.act).
+        self.interrupted: Action | None = None
 
     @property
     def name(self) -> str:
@@ -105,6 +109,7 @@ class Resident:
             using=self.using,
             last_decision=dict(self.last_decision),
             placed=dict(self.placed),
+            interrupted=copy.copy(self.interrupted),
         )
 
     def set_state(self, state: ResidentState) -> None:
@@ -119,3 +124,4 @@ class Resident:
         self.using = state.using
         self.last_decision = dict(state.last_decision)
         self.placed = dict(state.placed)
+        self.interrupted = copy.copy(state.interrupted)

@@ -6,6 +6,7 @@ place), and the state of the object it uses.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from simulacra import gametime
@@ -108,6 +109,14 @@ class Sandbox:
             known=r.placed,
             settled=options.settled,
         )
+
+    def resume(self, r: Resident, action: Action, now: datetime, end: datetime) -> None:
+        """Go back to ``action``, which a conversation interrupted, from ``now`` to ``end``:
+        where it was placed, as it was shown."""
+        self.stop_using(r)
+        r.action = replace(action, start=now, end=end)
+        self.show(r)
+        self.walk_to(r, r.action.address)
 
     def begin(self, r: Resident, action: Action) -> None:
         """Begin ``action`` where ``r`` stands (a conversation): no walk, nothing used."""

@@ -156,10 +156,17 @@ class Thinking:
         activity, _, end = planning.current_step(
             r.agent, r.plan, now, self.settings.plan.decompose_minutes
         )
+        end = max(end, now + timedelta(seconds=self.step_seconds))
+        interrupted, r.interrupted = r.interrupted, None
+        # A conversation is not a step: after one, the step it interrupted goes on where it
+        # was placed. Placed again by its block's words, Klaus's "drinking coffee with Maria
+        # Lopez", on his way to her classroom when the host stopped him in the cafe, stayed at
+        # the cafe's notice board (party seed 3w).
+        if r.talking and not reacting and interrupted and interrupted.activity == activity:
+            self.sandbox.resume(r, interrupted, now, end)
+            return
         placing = self.step_placing(r, now, activity, rooms, reacting)
-        self.sandbox.start(
-            r, activity, now, max(end, now + timedelta(seconds=self.step_seconds)), *placing
-        )
+        self.sandbox.start(r, activity, now, end, *placing)
 
     def step_placing(
         self,
