@@ -292,6 +292,18 @@ def test_a_line_said_in_an_earlier_talk_is_told_apart_from_a_short_one():
     assert _said_earlier("I'm looking forward to it. When can we meet?", said)
     assert not _said_earlier("See you there!", said)  # short: anyone says it twice
     assert not _said_earlier("I'm glad you could come. What do you have in mind?", said)
+    # One line inside another: "I'm glad you're looking forward to it too!" (party seed 3y)
+    assert _said_earlier("I'm glad you're looking forward to it too!", said)
+
+
+def test_an_event_told_again_that_day_is_no_echo_but_its_opening_is():
+    from simulacra.cognition.dialogue import _apart_from, _said_earlier
+
+    event = "Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"
+    told = f"Hello Maria! I'm throwing a {event}."
+    earlier = _apart_from([told], [event])
+    assert _said_earlier(told, earlier)
+    assert not _said_earlier(f"Don't forget the {event}!", earlier)
 
 
 def test_a_reply_no_seed_makes_worth_saying_ends_the_talk(build, tmp_path):
