@@ -55,7 +55,7 @@ class ResidentState(State):
     using: str | None
     last_decision: dict[str, datetime]  # observed subject -> game time of deciding
     placed: dict[str, Placed] = {}  # runs saved before these were kept have none
-    interrupted: Action | None = None  # as is that of runs saved before it was kept
+    interrupted: Action | None = None  # the step a talk cut; none in runs saved before
 
 
 class Resident:
