@@ -27,7 +27,7 @@ from simulacra.memory import MemoryStore
 from simulacra.settings import Settings
 from simulacra.sim import checkpoint, rundir
 from simulacra.sim.avatar import Avatar
-from simulacra.sim.conversation import Said
+from simulacra.sim.conversation import Talked
 from simulacra.sim.interact import Interactions
 from simulacra.sim.savedstate import saved_checkpoint
 from simulacra.sim.simulation import Simulation
@@ -62,7 +62,7 @@ def town(tmp_path_factory):
     sim.run(until_step=sim.step_no + 12)
     # The lines of Klaus and Maria's talk before the checkpoint, which a run of version 0 did
     # not keep.
-    said = Said(between=(KLAUS, MARIA), day=date(2023, 2, 13), lines=["Good morning, Maria!"])
+    said = Talked(between=(KLAUS, MARIA), day=date(2023, 2, 13), lines=["Good morning, Maria!"])
     sim.town.conversations.restore_said([said])
     Interactions(sim).set_object("Hobbs Cafe: cafe: piano", "is out of tune")  # checkpoints
     copy = tmp_path_factory.mktemp("state") / "copy"

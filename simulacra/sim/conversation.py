@@ -35,7 +35,7 @@ class Cooldown(State):
     until: datetime
 
 
-class Said(State):
+class Talked(State):
     """The lines two residents said to each other in their talks on ``day``."""
 
     between: Pair
@@ -59,7 +59,7 @@ class Conversations:
         self.lockstep = lockstep
         self.step_seconds = step_seconds
         self.cooldowns: dict[Pair, datetime] = {}  # when each pair may talk again
-        self.said: dict[Pair, Said] = {}  # what each pair said on the last day they talked
+        self.said: dict[Pair, Talked] = {}  # what each pair said on the last day they talked
         self.replanned: dict[str, DayPlan] = {}  # day plans talks changed, until taken
 
     def saved_cooldowns(self) -> list[Cooldown]:
@@ -68,10 +68,10 @@ class Conversations:
     def restore_cooldowns(self, cooldowns: list[Cooldown]) -> None:
         self.cooldowns = {c.between: c.until for c in cooldowns}
 
-    def saved_said(self) -> list[Said]:
+    def saved_said(self) -> list[Talked]:
         return list(self.said.values())
 
-    def restore_said(self, said: list[Said]) -> None:
+    def restore_said(self, said: list[Talked]) -> None:
         self.said = {s.between: s for s in said}
 
     def said_today(self, a: str, b: str, today: date) -> list[str]:
@@ -125,7 +125,7 @@ class Conversations:
         chats = []
         for (a, b), lines in zip(pairs, said, strict=True):
             earlier = self.said_today(a.name, b.name, now.date())
-            self.said[pair(a.name, b.name)] = Said(
+            self.said[pair(a.name, b.name)] = Talked(
                 between=pair(a.name, b.name),
                 day=now.date(),
                 lines=earlier + [line.text for line in lines],

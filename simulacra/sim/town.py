@@ -23,7 +23,7 @@ from simulacra.llm import StructuredModel
 from simulacra.settings import Settings
 from simulacra.sim import record as rec
 from simulacra.sim.avatar import AvatarState
-from simulacra.sim.conversation import Conversations, Cooldown, Said
+from simulacra.sim.conversation import Conversations, Cooldown, Talked
 from simulacra.sim.lockstep import Lockstep
 from simulacra.sim.places import PlaceChooser
 from simulacra.sim.recorder import Recorder
@@ -38,7 +38,7 @@ from simulacra.world import World, WorldSnapshot, WorldState
 class TownState(State):
     world: WorldSnapshot
     cooldowns: list[Cooldown]
-    said: list[Said] = []  # none in checkpoints made before a talk heard the day's others
+    said: list[Talked] = []  # none in checkpoints made before a talk heard the day's others
     unlogged: dict[str, int]  # per resident, the first memory id not yet in the event log
     residents: dict[str, ResidentState]
     avatar: AvatarState | None
