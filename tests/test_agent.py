@@ -296,6 +296,18 @@ def test_a_line_said_in_an_earlier_talk_is_told_apart_from_a_short_one():
     assert _said_earlier("I'm glad you're looking forward to it too!", said)
 
 
+def test_an_event_spoken_of_that_day_is_told_apart_by_its_hour_and_words():
+    from simulacra.cognition.dialogue import _spoken_of
+
+    event = "throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"
+    told = ["Hello Klaus! I'm so excited to throw a Valentine's Day party at Hobbs Cafe on "
+            "February 14th from 5pm to 7pm. I hope you can join us."]  # fmt: skip
+    assert _spoken_of(event, told)
+    assert _spoken_of(event, ["I'll be at the party at Hobbs Cafe at 5pm!"])  # the guest's
+    assert not _spoken_of(event, ["I've been thinking about our Valentine's Day at Hobbs Cafe."])
+    assert not _spoken_of(event, ["Let's meet at Hobbs Cafe on February 14th at noon."])
+
+
 def test_an_event_told_again_that_day_is_no_echo_but_its_opening_is():
     from simulacra.cognition.dialogue import _apart_from, _said_earlier
 
@@ -583,6 +595,22 @@ def test_an_opening_chooses_among_the_events_to_come(build):
     assert tuesday_night.variables["events"] == []  # all of them past
     assert "topic" not in tuesday_night.schema["properties"]
     assert "topic" not in reply.schema["properties"]
+
+
+def test_an_event_the_two_spoke_of_today_is_not_brought_up_again(build, tmp_path):
+    """Party seed 3y: the host opened with her party to Klaus six times in one day."""
+    from simulacra.cognition.dialogue import converse
+
+    host, backend = build({"respond": line_with_topic})
+    host.currently = PARTY
+    guest, _ = build({"respond": line_with_topic}, directory=tmp_path / "guest")
+    told = ["Hi Klaus! Come to my Valentine's Day party at Hobbs Cafe tomorrow from 5pm to 7pm!"]
+    for earlier in ([], told):
+        converse(host, guest, now=T0, setting="at the cafe", max_utterances=1, earlier=earlier)
+    first, *again = backend.calls("respond")  # a line said before is asked again
+    assert first.variables["events"] == [PARTY]
+    assert again and all(call.variables["events"] == [] for call in again)
+    assert "topic" not in again[0].schema["properties"]
 
 
 def test_an_event_brought_up_without_its_hour_is_asked_again(build):
