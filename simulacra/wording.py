@@ -16,3 +16,9 @@ def mostly_in(words: list[str], other: list[str], share: float) -> bool:
     """Whether at least ``share`` of ``words`` are ``other``'s, in their order."""
     blocks = difflib.SequenceMatcher(None, words, other, autojunk=False).get_matching_blocks()
     return sum(b.size for b in blocks) >= share * len(words)
+
+
+def longest_run(words: list[str], other: list[str]) -> int:
+    """How many words in a row ``words`` and ``other`` share at most."""
+    match = difflib.SequenceMatcher(None, words, other, autojunk=False)
+    return match.find_longest_match(0, len(words), 0, len(other)).size

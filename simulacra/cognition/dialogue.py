@@ -24,7 +24,7 @@ from simulacra.llm.repairs import Rule, reject, repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
-from simulacra.wording import bare_words, mostly_in
+from simulacra.wording import bare_words, longest_run, mostly_in
 
 RESPOND = template_beside(__file__, "respond")
 AFTER_CHAT = template_beside(__file__, "after_chat")
@@ -140,7 +140,7 @@ def next_line(
     setting: str,
 ) -> Answer:
     """The agent's next line to ``partner``: the first a seed made worth saying (see
-    ``_fresh``), else the first one asked."""
+    ``_fault``), else the first one asked."""
     return _next_line(agent, partner, lines, now=now, setting=setting)[0]
 
 
@@ -186,7 +186,10 @@ def _next_line(
     # An echo is one unlucky sample, not the end of what there is to say: in a morning run
     # Klaus answered Maria's invitation with her own words, and another seed answers it.
     def worth_saying(answer: Answer) -> bool:
-        return _fresh(answer.says, lines, agent.name, partner, memos, earlier) and timed(answer)
+        fault = _fault(answer.says, lines, agent.name, partner, memos, earlier)
+        if fault is not None:
+            reject(fault, answer.says)  # why it is not worth saying, logged with the call
+        return fault is None and timed(answer)
 
     def timed(answer: Answer) -> bool:
         """An event brought up is said with its hour: told of the party without one, Klaus
@@ -304,21 +307,6 @@ def converse(
     return lines
 
 
-def _fresh(
-    words: str,
-    lines: Sequence[Line],
-    speaker: str,
-    partner: str,
-    memos: Sequence[str],
-    earlier: Sequence[str] = (),
-) -> bool:
-    """A line worth saying (see ``_fault``); why one is not is logged."""
-    fault = _fault(words, lines, speaker, partner, memos, earlier)
-    if fault is not None:
-        reject(fault, words)
-    return fault is None
-
-
 def _fault(
     words: str,
     lines: Sequence[Line],
@@ -422,9 +410,7 @@ def _spoken_of(event: str, texts: Sequence[str]) -> bool:
     for text in texts:
         if not hours & set(hours_named(text)):
             continue
-        theirs = bare_words(text)
-        match = difflib.SequenceMatcher(None, theirs, words, autojunk=False)
-        if match.find_longest_match(0, len(theirs), 0, len(words)).size >= _SPOKEN_RUN:
+        if longest_run(bare_words(text), words) >= _SPOKEN_RUN:
             return True
     return False
 

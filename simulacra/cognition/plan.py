@@ -8,7 +8,6 @@ current and next hour, never the whole day).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Sequence
 from dataclasses import field
@@ -28,7 +27,7 @@ from simulacra.llm.schema import Answer
 from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
-from simulacra.wording import bare_words, mostly_in
+from simulacra.wording import bare_words, longest_run, mostly_in
 
 NEW_DAY = template_beside(__file__, "new_day")
 DAY_PLAN = template_beside(__file__, "day_plan")
@@ -641,9 +640,7 @@ def _is_one_of(item: PlanItem, events: Sequence[str]) -> bool:
         hours = hours_named(event)
         if not (item.time == hours[0] or hours[0] <= item.time < hours[-1]):
             continue
-        theirs = bare_words(event)
-        match = difflib.SequenceMatcher(None, mine, theirs, autojunk=False)
-        if match.find_longest_match(0, len(mine), 0, len(theirs)).size >= _EVENT_RUN:
+        if longest_run(mine, bare_words(event)) >= _EVENT_RUN:
             return True
     return False
 

@@ -119,16 +119,19 @@ class Conversations:
                 for me, you in ((r, other), (other, r)):
                     self.start_talking(me, you.name, now)
         said: list[list[Line]] = [[] for _ in pairs]
+        earlier = [self.said_today(a.name, b.name, now.date()) for a, b in pairs]
         self.lockstep.run(
-            [partial(self._converse, a, b, now, said[i]) for i, (a, b) in enumerate(pairs)]
+            [
+                partial(self._converse, a, b, now, said[i], earlier[i])
+                for i, (a, b) in enumerate(pairs)
+            ]
         )
         chats = []
-        for (a, b), lines in zip(pairs, said, strict=True):
-            earlier = self.said_today(a.name, b.name, now.date())
+        for (a, b), lines, before in zip(pairs, said, earlier, strict=True):
             self.said[pair(a.name, b.name)] = Talked(
                 between=pair(a.name, b.name),
                 day=now.date(),
-                lines=earlier + [line.text for line in lines],
+                lines=before + [line.text for line in lines],
             )
             seconds = self.settings.conversation.seconds_per_line * len(lines)
             end = now + timedelta(seconds=max(self.step_seconds, seconds))
@@ -155,14 +158,16 @@ class Conversations:
         action = Action(activity, now, now, here, emoji("talk"), "is", activity, partner=partner)
         self.sandbox.begin(me, action)
 
-    def _converse(self, a: Resident, b: Resident, now: datetime, lines: list[Line]) -> None:
+    def _converse(
+        self, a: Resident, b: Resident, now: datetime, lines: list[Line], earlier: list[str]
+    ) -> None:
         lines += converse(
             a.agent,
             b.agent,
             now=now,
             setting=self.sandbox.setting_of(a),
             max_utterances=self.settings.conversation.max_utterances,
-            earlier=self.said_today(a.name, b.name, now.date()),
+            earlier=earlier,
         )
         self.remember(a, b.name, lines, now)
         self.remember(b, a.name, lines, now)
