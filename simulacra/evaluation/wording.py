@@ -117,6 +117,9 @@ def starts_with_name(text: str, names: Iterable[str]) -> str | None:
     return None
 
 
+_SUBJECTS = {"it", "he", "she", "this", "that", "everything", "everyone"}
+
+
 def not_doing(activity: str, names: Iterable[str]) -> str | None:
     """An activity that does not read after "<name> is" as something being done: a name
     ("Isabella Rodriguez is Isabella Rodriguez"), a thing ("Klaus Mueller is clothing"), a
@@ -138,6 +141,9 @@ def not_doing(activity: str, names: Iterable[str]) -> str | None:
         return f"cut short after {tokens[-1]!r}"
     for i, word in enumerate(tokens[:-1]):
         if word != "and" or not is_s_verb(tokens[i + 1]) or tokens[i + 1].endswith("ing"):
+            continue
+        if i > 1 and tokens[i - 2] in _SUBJECTS and is_s_verb(tokens[i - 1]):
+            # "to make sure it looks and feels good" (seed 3y): a clause's own two verbs
             continue
         after = tokens[i + 2] if i + 2 < len(tokens) else None
         if after is not None and after not in words.after_plural:
