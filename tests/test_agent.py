@@ -308,6 +308,24 @@ def test_an_event_spoken_of_that_day_is_told_apart_by_its_hour_and_words():
     assert not _spoken_of(event, ["Let's meet at Hobbs Cafe on February 14th at noon."])
 
 
+def test_an_event_told_at_hours_it_does_not_have_is_asked_again():
+    from simulacra.cognition.dialogue import _hours_wrong
+
+    known = ["Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on "
+             "February 14th from 5pm to 7pm"]  # fmt: skip
+    # party seed 3y, Klaus told by the host a minute before
+    said = "I am planning to attend the Valentine’s Day party at Hobbs Café, 5pm to 8pm."
+    assert _hours_wrong(said, known)
+    assert not _hours_wrong("I'll be at the Valentine's Day party at Hobbs Cafe at 5pm!", known)
+    assert not _hours_wrong("See you at the Valentine's Day party at Hobbs Cafe, 5-7 PM.", known)
+    # another plan at another hour, in a sentence of its own
+    assert not _hours_wrong(
+        "I'm going to the Valentine's Day party at Hobbs Cafe. Let's study at 3pm first.", known
+    )
+    assert not _hours_wrong("I'll see you at 8pm.", known)  # no event told
+    assert not _hours_wrong(said, [])  # an event the speaker does not know
+
+
 def test_an_event_told_again_that_day_is_no_echo_but_its_opening_is():
     from simulacra.cognition.dialogue import _apart_from, _said_earlier
 

@@ -86,6 +86,9 @@ UNTIMED_EVENT = rule("line.untimed_event", "an event brought up without its hour
 PARTNER_SPOKEN_OF = rule(
     "line.partner_spoken_of", 'the partner spoken of to their face, "with Klaus" (asked again)'
 )
+WRONG_HOURS = rule(
+    "line.wrong_hours", "an event the speaker knows told at hours it does not have (asked again)"
+)
 
 
 def _words_only(line: str) -> str:
@@ -186,7 +189,7 @@ def _next_line(
     # An echo is one unlucky sample, not the end of what there is to say: in a morning run
     # Klaus answered Maria's invitation with her own words, and another seed answers it.
     def worth_saying(answer: Answer) -> bool:
-        fault = _fault(answer.says, lines, agent.name, partner, memos, earlier)
+        fault = _fault(answer.says, lines, agent.name, partner, memos, earlier, known)
         if fault is not None:
             reject(fault, answer.says)  # why it is not worth saying, logged with the call
         return fault is None and timed(answer)
@@ -206,7 +209,7 @@ def _next_line(
     # party's hour, and every seed of the host's reply went on speaking of "Maria Lopez"
     # (party seed 3x).
     def fresh(answer: Answer) -> bool:
-        return _fault(answer.says, lines, agent.name, partner, memos, earlier) is None
+        return _fault(answer.says, lines, agent.name, partner, memos, earlier, known) is None
 
     answer = ask_until(
         agent,
@@ -314,10 +317,12 @@ def _fault(
     partner: str,
     memos: Sequence[str],
     earlier: Sequence[str] = (),
+    events: Sequence[str] = (),
 ) -> Rule | None:
     """Why a line is not worth saying, if it is not: one said before, in this talk or in an
     ``earlier`` one, or a memo, to or of the speaker themselves, opening as the speaker's last
-    line did, or not to the partner as "you"."""
+    line did, not to the partner as "you", or telling one of the ``events`` the speaker knows
+    at other hours."""
     own = [line.text for line in lines if line.speaker == speaker]
     faults = [
         (ECHO, lambda: _said_before(words, [line.text for line in lines])),
@@ -327,6 +332,7 @@ def _fault(
         (NAME_TWICE, lambda: _one_name_twice(words)),
         (SAME_OPENING, lambda: bool(own) and _opens_as(words, own[-1])),
         (PARTNER_SPOKEN_OF, lambda: speaks_of(words, partner)),
+        (WRONG_HOURS, lambda: _hours_wrong(words, events)),
     ]
     return next((rule for rule, found in faults if found()), None)
 
@@ -412,6 +418,23 @@ def _spoken_of(event: str, texts: Sequence[str]) -> bool:
             continue
         if longest_run(bare_words(text), words) >= _SPOKEN_RUN:
             return True
+    return False
+
+
+def _hours_wrong(words: str, events: Sequence[str]) -> bool:
+    """A sentence that tells one of ``events`` (a run of its words) at an hour it does not
+    have: Klaus, who knew the party was from 5pm to 7pm, asked Maria to it "5pm to 8pm"
+    (party seed 3y, Monday 13:25). "5-7 PM" names 19:00 alone, which the party has."""
+    for sentence in _sentences(words):
+        named = set(hours_named(sentence))
+        if not named:
+            continue
+        said = bare_words(sentence)
+        for event in events:
+            hours = set(hours_named(event))
+            told = longest_run(said, bare_words(event)) >= _SPOKEN_RUN
+            if hours and told and not named <= hours:
+                return True
     return False
 
 
