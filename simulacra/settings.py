@@ -211,6 +211,14 @@ class PlanSettings(_Section):
         description="hourly schedules asked for (with other seeds) until one leaves no hour "
         'written as nothing to do ("nothing", "no activity")',
     )
+    # Two: a block's steps that hold an event of another hour are one sample's drift.
+    decompose_attempts: int = Field(
+        2,
+        ge=1,
+        le=5,
+        description="decompositions asked for (with other seeds) until none of their steps is "
+        "one of today's events at another hour",
+    )
     # Two: Klaus's persona names two things he does (the library in the morning, Hobbs Cafe in
     # the afternoon), and at four his plan was asked for three times a day, the 1.5B filling
     # the other slots with "no events today" or repeats. One thing all day is still asked again.

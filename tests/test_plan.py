@@ -754,3 +754,26 @@ def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
     assert "20:00 throwing a Valentine's Day party at Hobbs Cafe" in before.outline
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     assert [i for i in on_the_day.outline if i.startswith("17:00") and "party" in i]
+
+
+def test_a_step_that_is_an_event_of_another_hour_is_asked_again_then_left_out(agent):
+    """Klaus's block "writing at Hobbs Cafe" from 09:00 had his 17:00 party as a step at 09:35
+    (party seed 3y)."""
+    backend = agent.model.completer
+    party = PlanItem("17:00 attending the Valentine's Day party at Hobbs Cafe with Maria Lopez")
+    drifting = [
+        {"activity": "writing his paper", "minutes": 15},
+        {"activity": party.activity, "minutes": 15},
+        {"activity": "preparing for the party", "minutes": 15},
+    ]
+    backend.scripts["decompose"] = lambda request: {"involves": "writing", "steps": drifting}
+    nine = datetime.combine(DAY, time(9))
+    block = planning.Block("writing at Hobbs Cafe", nine, 480)
+    planning.decompose(agent, block, nine, 60, [party])
+    assert len(backend.calls("decompose")) == 2  # asked again with another seed
+    assert [s.activity for s in block.steps] == ["writing his paper", "preparing for the party"]
+    assert block.decomposed_until == nine + timedelta(hours=1)
+    # the party's own block is the party
+    evening = planning.Block(party.activity, nine.replace(hour=17), 120)
+    planning.decompose(agent, evening, evening.start, 60, [party])
+    assert len(backend.calls("decompose")) == 3 and len(evening.steps) == 3

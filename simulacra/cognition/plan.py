@@ -757,8 +757,12 @@ def needs_steps(block: Block) -> bool:
     return not is_sleeping(block.activity) and block.minutes >= 30
 
 
-def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
-    """Cut the next ``horizon`` minutes of ``block`` (from where its steps end) into steps."""
+def decompose(
+    agent: Mind, block: Block, now: datetime, horizon: int, events: Sequence[PlanItem] = ()
+) -> None:
+    """Cut the next ``horizon`` minutes of ``block`` (from where its steps end) into steps.
+    ``events``: the items of today's events, each of which has its hour: a step that is one of
+    them, in a block of other hours, is asked again, and left out if every sample has it."""
     # Never decompose the past: time spent chatting or waiting may have overtaken the steps.
     start = max(block.decomposed_until, now.replace(second=0, microsecond=0))
     end = min(block.end, start + timedelta(minutes=horizon))
@@ -771,8 +775,13 @@ def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
     if block.activity == MORNING_ROUTINE:
         steps = _routine_rest(block)
     else:
-        answer = agent.ask(
+        elsewhere = [e.activity for e in events if not _in_block(e, block)]
+        answer = ask_until(
+            agent,
             DECOMPOSE,
+            lambda a: not _events_early(a.steps, elsewhere, logged=True),
+            agent.settings.plan.decompose_attempts,
+            rank=lambda a: -len(_events_early(a.steps, elsewhere)),
             now=gametime.describe(now),
             start=f"{start:%H:%M}",
             end=f"{end:%H:%M}",
@@ -780,11 +789,47 @@ def decompose(agent: Mind, block: Block, now: datetime, horizon: int) -> None:
             activity=block.activity,
             context="",
         )
-        steps = [(s.activity, s.minutes) for s in answer.steps]
+        early = _events_early(answer.steps, elsewhere)
+        steps = [(s.activity, s.minutes) for s in answer.steps if s.activity not in early]
+        steps = steps or [(block.activity, total)]
     t = start
     for activity, minutes in fit(steps, total):
         block.steps.append(PlanStep(activity, t, minutes))
         t += timedelta(minutes=minutes)
+
+
+EVENT_STEP = rule(
+    "plan.event_step",
+    "a block's step that is one of today's events at another hour (asked again, else left out)",
+)
+
+
+def _in_block(item: PlanItem, block: Block) -> bool:
+    at = datetime.combine(block.start.date(), time.fromisoformat(item.time))
+    return block.start <= at < block.end
+
+
+def _events_early(
+    steps: Sequence[Any], events: Sequence[str], *, logged: bool = False
+) -> list[str]:
+    """The steps that are one of ``events``, word for word or nearly: Klaus's block "writing
+    at Hobbs Cafe" from 09:00 had the step "attending the Valentine's Day party at Hobbs Cafe
+    with Maria Lopez" at 09:35, his 17:00 item, then "waiting for the party to end" (party seed
+    3y). "Preparing for the party" is not the party. ``logged`` while the answer is parsed
+    (see ask_until), so each is logged with the call that wrote it."""
+    said = [bare_words(e) for e in events]
+    early = [
+        s.activity
+        for s in steps
+        if any(mostly_in(bare_words(s.activity), e, _EVENT_SHARE) for e in said)
+    ]
+    for activity in early if logged else ():
+        reject(EVENT_STEP, activity)
+    return early
+
+
+# The share of a step's words, in their order, that are an event's for it to be the event.
+_EVENT_SHARE = 0.8
 
 
 def _routine_rest(block: Block) -> list[tuple[str, int]]:
@@ -826,7 +871,7 @@ def current_step(
                 return step.activity, step.start, step.end
         if not needs_steps(block) or block.decomposed_until > now:
             break
-        decompose(agent, block, now, horizon)
+        decompose(agent, block, now, horizon, plan.events)
     return block.activity, max(now, block.start), block.end
 
 
