@@ -3,6 +3,7 @@ then and spoken afresh on the current code and model; every line is judged as th
 judges lines.
 
     python scripts/bench_talk.py runs/party-seed2r [--samples 2] [--limit 10] [--out F]
+                                 [--since 2023-02-14T08:00]
 
 Dialogue is where whole days now read worst (lines are the day judge's largest class), and a
 party run, which judges it on whole days, takes two hours and turns on who met whom. Here a
@@ -66,6 +67,11 @@ def main() -> None:
     parser.add_argument("run", type=Path, help="a kept run (a party or morning benchmark's)")
     parser.add_argument("--samples", type=int, default=2, help="tellings of each conversation")
     parser.add_argument("--limit", type=int, default=0, help="the first N conversations (0: all)")
+    parser.add_argument(
+        "--since",
+        type=datetime.fromisoformat,
+        help="only conversations from this game time on (e.g. 2023-02-14T08:00, the party day)",
+    )
     parser.add_argument("--model", type=Path, help="a GGUF file (default: the run's model)")
     parser.add_argument("--seed", type=int, help="the first telling's seed (default: the run's)")
     parser.add_argument("--no-cache", action="store_true", help="ask the model every time")
@@ -88,9 +94,14 @@ def bench(
     if args.seed is not None:
         settings.llm.seed = args.seed
     run = read_run(args.run)
-    chats = [c for c in run.chats if c.lines][: args.limit or None]
+    chats = [c for c in run.chats if c.lines and (args.since is None or c.time >= args.since)]
+    chats = chats[: args.limit or None]
     if not chats:
-        raise UserError("the run has no conversation yet", file=args.run, fix="give another run")
+        raise UserError(
+            "the run has no conversation yet" + (f" from {args.since}" if args.since else ""),
+            file=args.run,
+            fix="give another run, or an earlier --since",
+        )
     model = model or open_model(settings.llm, log_dir=eval_dir(args.run) / TALK_DIR)
     embedder = embedder or open_embedder(settings.embed, settings.llm.cache_dir)
     started = time.perf_counter()

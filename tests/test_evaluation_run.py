@@ -3,7 +3,7 @@ meets to her party), and once on the real small model."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -248,12 +248,15 @@ def test_the_talk_benchmark_judges_the_run_s_lines_and_the_new_ones(run_dir, wor
     settings.llm.cache = False
     model = open_model(settings.llm, completer=ScriptedModel(TOWN))
     args = argparse.Namespace(
-        run=run_dir, samples=2, limit=1, model=None, seed=None, no_cache=True, out=None
+        run=run_dir, samples=2, limit=1, since=None, model=None, seed=None, no_cache=True, out=None
     )
     report = bench_talk.bench(args, model=model, embedder=word_embedder)
     assert "| the run | 1 |" in report and "| said again | 2 |" in report
     assert report.count("Telling ") == 2 and "In the run (" in report
     assert "I'd love to come to your Valentine's Day party!" in report
+    args.since = datetime(2023, 2, 15)  # after every talk of the run
+    with pytest.raises(UserError, match="no conversation"):
+        bench_talk.bench(args, model=model, embedder=word_embedder)
 
 
 @pytest.mark.real
