@@ -35,8 +35,9 @@ _DATED = re.compile(rf"\b(({_MONTHS})\s+(\d{{1,2}})(?:st|nd|rd|th)?\b){_MARK}")
 def mark_dates(text: str, today: str) -> str:
     """ "the party on February 14th" -> "the party on February 14th (tomorrow)".
 
-    ``today`` is written as :func:`day` writes it. Small models cannot tell whether a date in
-    a persona is today's, and plan tomorrow's party for today; the clock can.
+    ``today`` is written as :func:`day` or :func:`describe` writes it. Small models cannot
+    tell whether a date in a persona is today's, and plan tomorrow's party for today; the
+    clock can.
     """
     now = _parsed_day(today)
     if now is None:
@@ -100,10 +101,14 @@ def holidays_named(text: str) -> list[Holiday]:
 
 
 def _parsed_day(today: str) -> date | None:
+    """The day :func:`day` wrote, or :func:`describe` with its hour."""
     try:
-        return datetime.strptime(today, "%A %B %d, %Y").date()
+        return datetime.strptime(_CLOCK_AFTER.sub("", today), "%A %B %d, %Y").date()
     except ValueError:
         return None
+
+
+_CLOCK_AFTER = re.compile(r", \d\d:\d\d$")
 
 
 def _days_from(now: date, dated: re.Match) -> int | None:

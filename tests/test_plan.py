@@ -423,6 +423,9 @@ def test_dates_are_marked_only_where_they_are_dates():
     assert mark("on February 14th", "13/02/2023") == "on February 14th"
     # A mark the model copied from yesterday's prompt is written anew, not stacked.
     assert mark("February 14th (tomorrow)", "Tuesday February 14, 2023") == "February 14th (today)"
+    # A talk's clock is the day and its hour: on the 14th Klaus told the host of "tomorrow".
+    talk = "Tuesday February 14, 2023, 11:20"
+    assert mark("on February 14th", talk) == "on February 14th (today)"
 
 
 def test_plans_read_times_as_they_are_written_and_skip_empty_slots(agent):
