@@ -408,32 +408,27 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
 _SPOKEN_RUN = 4
 
 
+def _names_event(text: str, event: str) -> bool:
+    """Whether ``text`` names ``event`` by a run of its words."""
+    return longest_run(bare_words(text), bare_words(event)) >= _SPOKEN_RUN
+
+
 def _spoken_of(event: str, texts: Sequence[str]) -> bool:
     """Whether one of ``texts`` tells of ``event``: names one of its hours and a run of its
     words."""
     hours = set(hours_named(event))
-    words = bare_words(event)
-    for text in texts:
-        if not hours & set(hours_named(text)):
-            continue
-        if longest_run(bare_words(text), words) >= _SPOKEN_RUN:
-            return True
-    return False
+    return any(hours & set(hours_named(t)) and _names_event(t, event) for t in texts)
 
 
 def _hours_wrong(words: str, events: Sequence[str]) -> bool:
-    """A sentence that tells one of ``events`` (a run of its words) at an hour it does not
-    have: Klaus, who knew the party was from 5pm to 7pm, asked Maria to it "5pm to 8pm"
-    (party seed 3y, Monday 13:25). "5-7 PM" names 19:00 alone, which the party has."""
+    """A sentence that names one of ``events`` at an hour it does not have: Klaus, who knew
+    the party was from 5pm to 7pm, asked Maria to it "5pm to 8pm" (party seed 3y, Monday
+    13:25). "5-7 PM" names 19:00 alone, which the party has."""
+    timed = [(event, set(hours)) for event in events if (hours := hours_named(event))]
     for sentence in _sentences(words):
         named = set(hours_named(sentence))
-        if not named:
-            continue
-        said = bare_words(sentence)
-        for event in events:
-            hours = set(hours_named(event))
-            told = longest_run(said, bare_words(event)) >= _SPOKEN_RUN
-            if hours and told and not named <= hours:
+        for event, hours in timed if named else ():
+            if not named <= hours and _names_event(sentence, event):
                 return True
     return False
 
