@@ -657,6 +657,9 @@ def test_a_step_with_someone_goes_where_they_are(tmp_path, word_embedder):
     rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
     assert rooms["Klaus Mueller"] == restroom
     assert thinking.company(maria, ("studying with Klaus Mueller", ""), rooms) is None
+    klaus.action = Action("talking", now, now, "", "💬", partner=maria.name)  # on the street
+    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    assert rooms["Klaus Mueller"] is None
     own = "Dorm for Oak Hill College: Klaus Mueller's room"
     klaus.action = Action("reading", now, now, f"{own}: desk", "📖")  # not hers to walk into
     rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}

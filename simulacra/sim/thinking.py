@@ -189,8 +189,9 @@ class Thinking:
         return placing._replace(within=company) if placing.purpose else Placing(company)
 
     def _room(self, r: Resident) -> str | None:
-        """The room where ``r`` is, or is going, awake; None asleep or nowhere yet."""
-        if r.action is None or r.action.asleep:
+        """The room where ``r`` is, or is going, awake; None asleep, on the street (a talk
+        begun there has no address: seed 1y stopped on one at 23:08) or nowhere yet."""
+        if r.action is None or r.action.asleep or not r.action.address:
             return None
         return arena_of(self.sandbox.world, r.action.address)
 
