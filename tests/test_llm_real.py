@@ -69,3 +69,18 @@ def test_the_steps_of_an_activity_go_on_from_the_residents_name(real_model):
         for step in answer.steps:
             assert step.activity[:1].islower() and not step.activity.startswith(name)
     assert real_model.log.totals.parse_failures == 0
+
+
+def test_an_events_situation_comes_last_and_the_rest_is_read_from_the_cache(real_model):
+    """event.prompt.toml tells the action after the answer's shape: a resident's next event
+    reads only its new situation."""
+    from simulacra.llm.templates import find_template
+
+    event = find_template("event")
+    example = {**event.example, "agent": event.example["name"]}
+    event.ask(real_model, seed=0, **example)
+    later = {**example, "now": "Monday February 13, 2023, 08:15", "activity": "wiping the tray"}
+    answer = event.ask(real_model, seed=0, **later)
+    assert answer.object_state in event.words["states"]
+    call = real_model.log.last
+    assert call["prompt_tokens"] - call["reused_tokens"] < 50

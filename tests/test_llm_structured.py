@@ -50,6 +50,26 @@ def test_a_template_renders_its_penalty_into_the_prompt():
     assert find_template("act").render(**find_template("act").example).presence_penalty == 0
 
 
+def test_a_situation_is_sent_after_the_answers_shape(scripted):
+    """What changes at every call goes last, so the task and the shape stay in the KV cache."""
+    event = find_template("event")
+    variables = {**event.example, "emoji_words": ["coffee", "work"]}
+    model = scripted({"event": {"emoji": "coffee", "object_state": "running"}})
+    event.ask(model, **variables)
+    request = model.completer.requests[0]
+    shape = shape_sentence(request.schema)
+    assert shape in request.user and "the coffee machine" not in shape
+    told = request.user.split(shape)
+    assert "brewing the first pot of coffee" in told[1] and "brewing the first" not in told[0]
+
+
+def test_a_situation_that_is_not_text_is_a_one_line_error(tmp_path):
+    path = tmp_path / "mine.prompt.toml"
+    path.write_text('description = "d"\nuser = "u"\nsituation = 3\n[answer]\nmodel = "A"\n')
+    with pytest.raises(UserError, match="situation"):
+        load_template(path)
+
+
 @pytest.mark.parametrize(
     "line", ['presence_penalty = "high"', "presence_penalty = 3.0", "temperature = true"]
 )

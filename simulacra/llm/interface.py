@@ -17,7 +17,9 @@ class Prompt:
     """A rendered prompt.
 
     ``system`` is the stable prefix (shared preamble + who the agent is) so llama.cpp can reuse
-    its KV cache across calls; ``user`` holds what changes: the task and its context.
+    its KV cache across calls; ``user`` holds the task and its context; ``situation``, where a
+    template has one, what changes at every call, sent after the answer's shape so that the
+    shape stays in the cached prefix.
     """
 
     template: str
@@ -32,6 +34,7 @@ class Prompt:
     # What the template was rendered with: for the scripted test model, which answers from
     # them rather than by reading the text. Not part of what the model is sent.
     variables: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    situation: str = ""
 
 
 class ModelOutputError(RuntimeError):

@@ -61,8 +61,9 @@ class StructuredModel(LanguageModel):
 
     @staticmethod
     def full_user_text(prompt: Prompt, spec: dict) -> str:
-        """The user turn as sent: the task, then the shape of the answer."""
-        return f"{prompt.user.rstrip()}\n\n{shape_sentence(spec)}"
+        """The user turn as sent: the task, the shape of the answer, then the situation."""
+        text = f"{prompt.user.rstrip()}\n\n{shape_sentence(spec)}"
+        return f"{text}\n\n{prompt.situation}" if prompt.situation else text
 
     def fits(self, prompt: Prompt, schema: type[BaseModel]) -> bool:
         check = getattr(self.completer, "fits", None)

@@ -1,7 +1,9 @@
 """Prompt templates: ``NAME.prompt.toml`` files beside the code that uses them.
 
 A template file holds all the model reads of one prompt: a ``description``, the ``user`` text
-(Jinja2), the ``[answer]`` its reply is bound to, field by field (see answer.py), ``[words]``
+(Jinja2), an optional ``situation`` text (Jinja2) sent after the answer's shape: what changes at
+every call, last, so that the task and the shape stay in the KV cache; the ``[answer]`` its reply
+is bound to, field by field (see answer.py), ``[words]``
 that the text, the answer and the code share (an option meaning "none", say: variables the
 template sets itself), an ``[example]`` table of variables, so ``simulacra prompts try NAME``
 runs it without any setup, and ``[[case]]`` tables: variables plus checks on the answer, which
@@ -110,6 +112,7 @@ class PromptTemplate:
     presence_penalty: float = 0.0  # e.g. for a list the model pads by repeating an item
     cases: tuple[dict[str, Any], ...] = ()  # `simulacra prompts eval` cases: [[case]] tables
     fit: tuple[str, ...] = ()  # list variables cut to fit the context (see fitting.py)
+    situation: str = ""  # sent after the answer's shape (see the module's text)
 
     def schema(self, **variables: Any) -> type[BaseModel]:
         """The answer schema; built from the variables when options exist only at run time."""
@@ -134,6 +137,7 @@ class PromptTemplate:
         variables = {**variables, **self.words}
         try:
             user = _compiled(self.path, self.user).render(**variables)
+            situation = _compiled(self.path, self.situation, "situation").render(**variables)
         except jinja2.UndefinedError as e:
             raise UserError(
                 f"template variable missing: {e.message}",
@@ -148,6 +152,7 @@ class PromptTemplate:
             temperature=self.temperature,
             presence_penalty=self.presence_penalty,
             variables=variables,
+            situation=situation.strip(),
         )
 
     def ask(
@@ -193,12 +198,12 @@ class PromptTemplate:
 
 
 @cache
-def _compiled(path: Path, source: str) -> jinja2.Template:
+def _compiled(path: Path, source: str, name: str = "user") -> jinja2.Template:
     try:
         return _env.from_string(source)
     except jinja2.TemplateSyntaxError as e:
         raise UserError(
-            f"template syntax: {e.message}", file=path, field=f"user, line {e.lineno}"
+            f"template syntax: {e.message}", file=path, field=f"{name}, line {e.lineno}"
         ) from None
 
 
@@ -223,6 +228,8 @@ def load_template(path: Path) -> PromptTemplate:
                 field=key,
                 fix=f"write e.g. {key} = 0.5, or leave it out",
             )
+    if not isinstance(data.get("situation", ""), str):
+        raise UserError("expected a text", file=path, field="situation")
     if not isinstance(data.get("schema", ""), str):
         raise UserError("expected module:name", file=path, field="schema")
     if "answer" not in data:
@@ -248,6 +255,7 @@ def load_template(path: Path) -> PromptTemplate:
         presence_penalty=data.get("presence_penalty", 0.0),
         cases=tuple(data.get("case", [])),
         fit=tuple(data.get("fit", ())),
+        situation=data.get("situation", ""),
     )
 
 
