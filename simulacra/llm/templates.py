@@ -1,13 +1,13 @@
 """Prompt templates: ``NAME.prompt.toml`` files beside the code that uses them.
 
 A template file holds all the model reads of one prompt: a ``description``, the ``user`` text
-(Jinja2), an optional ``situation`` text (Jinja2) sent after the answer's shape: what changes at
-every call, last, so that the task and the shape stay in the KV cache; the ``[answer]`` its reply
-is bound to, field by field (see answer.py), ``[words]``
-that the text, the answer and the code share (an option meaning "none", say: variables the
-template sets itself), an ``[example]`` table of variables, so ``simulacra prompts try NAME``
-runs it without any setup, and ``[[case]]`` tables: variables plus checks on the answer, which
-``simulacra prompts eval`` scores. ``schema`` (``module:attr``), when given, names the code
+(Jinja2), an optional ``situation`` text (Jinja2) sent after the answer's shape (what changes at
+every call, last, so that the task and the shape stay in the KV cache), the ``[answer]`` its
+reply is bound to, field by field (see answer.py), ``[words]`` that the text, the answer and the
+code share (an option meaning "none", say: variables the template sets itself), an
+``[example]`` table of variables, so ``simulacra prompts try NAME`` runs it without any setup,
+and ``[[case]]`` tables: variables plus checks on the answer, which ``simulacra prompts eval``
+scores. ``schema`` (``module:attr``), when given, names the code
 that builds the answer from the ``[answer]`` table with a base class of its own or options
 made at run time. Every prompt's system text is the shared preamble plus the agent's identity:
 the stable prefix llama.cpp keeps in its KV cache between calls.
