@@ -427,9 +427,8 @@ def _hours_wrong(words: str, events: Sequence[str]) -> bool:
     timed = [(event, set(hours)) for event in events if (hours := hours_named(event))]
     for sentence in _sentences(words):
         named = set(hours_named(sentence))
-        for event, hours in timed if named else ():
-            if not named <= hours and _names_event(sentence, event):
-                return True
+        if named and any(not named <= h and _names_event(sentence, e) for e, h in timed):
+            return True
     return False
 
 

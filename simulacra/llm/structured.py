@@ -62,8 +62,7 @@ class StructuredModel(LanguageModel):
     @staticmethod
     def full_user_text(prompt: Prompt, spec: dict) -> str:
         """The user turn as sent: the task, the shape of the answer, then the situation."""
-        text = f"{prompt.user.rstrip()}\n\n{shape_sentence(spec)}"
-        return f"{text}\n\n{prompt.situation}" if prompt.situation else text
+        return _then(f"{prompt.user.rstrip()}\n\n{shape_sentence(spec)}", prompt.situation)
 
     def fits(self, prompt: Prompt, schema: type[BaseModel]) -> bool:
         check = getattr(self.completer, "fits", None)
@@ -98,6 +97,12 @@ class StructuredModel(LanguageModel):
         )
 
     def text(self, prompt: Prompt, *, max_tokens: int, seed: int | None = None) -> str:
-        done = self.completer.complete(self._request(prompt, prompt.user, None, max_tokens, seed))
+        user = _then(prompt.user, prompt.situation)  # no shape here: the situation follows
+        done = self.completer.complete(self._request(prompt, user, None, max_tokens, seed))
         self.log.record(prompt, done, parsed=True)
         return done.text.strip()
+
+
+def _then(text: str, situation: str) -> str:
+    """``text``, then the prompt's situation where it has one."""
+    return f"{text}\n\n{situation}" if situation else text
