@@ -15,7 +15,7 @@ from synthetic_run import Day, at
 from simulacra.cli.app import cli
 from simulacra.errors import UserError
 from simulacra.evaluation import vocabulary, wording
-from simulacra.evaluation.dates import other_day
+from simulacra.evaluation.dates import dated_events, other_day
 from simulacra.evaluation.day import FindingKind, evaluate_days, judge
 from simulacra.evaluation.daylog import read_day_log
 from simulacra.evaluation.records import DAY_SUMMARY, EVAL_DIR
@@ -180,6 +180,8 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
         ("As an AI language model, I cannot attend parties.", True),
         ("I'm sorry, but I can't help with that.", True),
         ("Do you have any other questions about the topic?", True),
+        ("Let me know if you need any more assistance!", True),  # party seed 1z
+        ("Let me know if you need help with the decorations!", False),
         ("I can't help with the decorations, I'm at the library until five.", False),
         ("I don't have any plans yet. Maybe I'll write at the library.", False),
         ("Anything else I can help you with? The croissants are fresh.", False),
@@ -287,6 +289,40 @@ def test_what_needs_a_place_meant_for_it_is_done_there(activity, address, broken
 )
 def test_an_event_of_another_day(text, day, broken):
     assert (other_day(text, at(day, "12:00").date()) is not None) is broken
+
+
+@pytest.mark.parametrize(
+    ("text", "day", "broken"),
+    [  # the host at her cafe on the 13th (party seeds 2r and 1z): no day named
+        ("cleaning up after the party", 13, True),
+        ("serving drinks to the party guests", 13, True),
+        ("hosting the Valentine's Day party at Hobbs Cafe", 14, False),
+        ("buying flowers for the Valentine's Day party", 13, False),
+        ("decorating the cafe for the party", 13, False),
+        ("telling Klaus about the party tomorrow", 13, False),
+        ("cleaning up after the party", 15, False),
+        ("attending the party", 15, True),
+        ("serving the morning customers", 13, False),
+        ("going to the concert", 13, False),  # a concert nobody dated
+    ],
+)
+def test_a_dated_event_held_on_another_day(text, day, broken):
+    written = ["Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe",
+               "a party at Hobbs Cafe on February 14th from 5pm to 7pm",
+               "a concert from Feb 13 to Feb 14"]  # fmt: skip
+    events = dated_events(written, 2023)
+    assert events == {"party": {at(14, "00:00").date()}}
+    assert (other_day(text, at(day, "12:00").date(), events) is not None) is broken
+
+
+def test_the_judge_dates_events_by_what_the_run_wrote(tmp_path):
+    day = Day(at(13, "09:00"), at(13, "10:00"))
+    day.does(ISABELLA, at(13, "09:00"), "planning the Valentine's Day party", CAFE)
+    day.does(ISABELLA, at(13, "09:30"), "cleaning up after the party", CAFE)
+    result = evaluate_days(day.write(tmp_path / "run"))
+    found = [f for f in result.findings if f.kind == FindingKind.OTHER_DAY]
+    assert [f.text for f in found] == ["cleaning up after the party"]
+    assert "Feb 14" in found[0].why
 
 
 KLAUS, MARIA, ISABELLA = "Klaus Mueller", "Maria Lopez", "Isabella Rodriguez"

@@ -5,6 +5,7 @@ with Klaus on February 13 is an event of another day; preparing for it is not.""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from datetime import date
 
 from simulacra.evaluation.checks import plain
@@ -48,10 +49,43 @@ def speaks_of_another_day(text: str) -> bool:
     return any(re.search(r"\b" + re.escape(stem), t) for stem in vocabulary().calendar.elsewhere)
 
 
-def other_day(text: str, today: date) -> str | None:
-    """Why ``text``, in force on ``today``, is an event of another day; None when it is not."""
-    others = [(said, day) for said, day in days_named(text, today.year) if day != today]
-    if not others or speaks_of_another_day(text):
+def dated_events(texts: Iterable[str], year: int) -> dict[str, set[date]]:
+    """The events ``texts`` write down with one day, by their noun: "party" on Feb 14 from "a
+    Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"."""
+    nouns = vocabulary().calendar.events
+    found: dict[str, set[date]] = {}
+    for text in texts:
+        days = {day for _, day in days_named(text, year)}
+        if len(days) != 1:  # "from Feb 13 to Feb 14": no one day to hold it to
+            continue
+        t = plain(text)
+        for noun in nouns:
+            if re.search(rf"\b{noun}s?\b", t):
+                found.setdefault(noun, set()).update(days)
+    return found
+
+
+def other_day(text: str, today: date, events: Mapping[str, set[date]] | None = None) -> str | None:
+    """Why ``text``, in force on ``today``, is an event of another day; None when it is not.
+    ``events``: the run's dated events (dated_events), for a text that names one but no day."""
+    if speaks_of_another_day(text):
         return None
-    said, day = others[0]
-    return f"names {said} ({day:%b %d}) on {today:%b %d}"
+    others = [(said, day) for said, day in days_named(text, today.year) if day != today]
+    if others:
+        said, day = others[0]
+        return f"names {said} ({day:%b %d}) on {today:%b %d}"
+    if days_named(text, today.year):  # today's own
+        return None
+    t = plain(text)
+    for noun, days in (events or {}).items():
+        if today in days or not re.search(rf"\b{noun}s?\b", t):
+            continue
+        # Working for it, or after it is over: "buying flowers for the party" the day before,
+        # "cleaning up after the party" the day after.
+        if re.search(rf"\bfor (?:[\w']+ ){{0,4}}{noun}", t):
+            continue
+        if today > max(days) and re.search(rf"\bafter (?:[\w']+ ){{0,4}}{noun}", t):
+            continue
+        day = min(days, key=lambda d: abs(d - today))
+        return f"the {noun} is on {day:%b %d}, not {today:%b %d}"
+    return None

@@ -10,7 +10,7 @@ A text found broken several times in one resident-day is one item, seen that man
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from datetime import date, datetime, timedelta
 from enum import Enum
 from pathlib import Path
@@ -18,7 +18,7 @@ from typing import Literal
 
 from simulacra.evaluation import wording
 from simulacra.evaluation.checks import plain
-from simulacra.evaluation.dates import other_day
+from simulacra.evaluation.dates import dated_events, other_day
 from simulacra.evaluation.daylog import DayLog, Doing, PlannedStretch, read_day_log
 from simulacra.evaluation.records import DAY_SUMMARY, EvalRecord, eval_dir, write_summary
 from simulacra.world.tree import join_address, split_address
@@ -102,15 +102,16 @@ def evaluate_days(directory: Path) -> DayResult:
 
 def judge(log: DayLog) -> DayResult:
     found = _Findings()
+    events = dated_events(_written(log), log.start.year)
     for name in log.agents:
         blocks = log.blocks(name)
         for doing in log.doings.get(name, []):
             if not doing.town_words:
-                _judge_doing(found, log, name, doing, blocks)
+                _judge_doing(found, log, events, name, doing, blocks)
         for plans in (log.schedules.get(name, {}), log.outlines.get(name, {})):
             for day, items in plans.items():
                 for item in items:
-                    _judge_plan_item(found, log, name, day, item)
+                    _judge_plan_item(found, log, events, name, day, item)
     for change in log.states:
         if change.state == "idle":
             continue
@@ -123,9 +124,20 @@ def judge(log: DayLog) -> DayResult:
     return found.result(log)
 
 
-def _judge_doing(found, log: DayLog, name: str, doing: Doing, blocks: list[PlannedStretch]) -> None:
+def _written(log: DayLog) -> Iterator[str]:
+    """What the residents did, wrote down or lived: where the run's events get their days."""
+    for doings in log.doings.values():
+        yield from (d.activity for d in doings)
+    for memories in log.memories.values():
+        yield from (m.text for m in memories)
+    for plans in (*log.schedules.values(), *log.outlines.values()):
+        for items in plans.values():
+            yield from (item.activity for item in items)
+
+
+def _judge_doing(found, log, events, name: str, doing: Doing, blocks: list[PlannedStretch]) -> None:
     t, text = doing.start, doing.activity
-    _judge_phrase(found, log, name, t, t.date(), "activity", text)
+    _judge_phrase(found, log, events, name, t, t.date(), "activity", text)
     for place in doing.places:
         found.add(FindingKind.PLACE, name, t, "activity", text, wording.place_for(text, place))
     found.add(FindingKind.OVERRUN, name, t, "activity", text, overrun(doing, blocks))
@@ -148,19 +160,20 @@ def _room(address: str) -> str:
     return join_address(*split_address(address)[:2])
 
 
-def _judge_plan_item(found, log: DayLog, name: str, day: date, item: PlannedStretch) -> None:
+def _judge_plan_item(found, log, events, name: str, day: date, item: PlannedStretch) -> None:
     span = f"{item.start:%H:%M}" + (f"-{item.end:%H:%M}" if item.end else "")
-    _judge_phrase(found, log, name, item.start, day, "plan", item.activity, shown=span)
+    _judge_phrase(found, log, events, name, item.start, day, "plan", item.activity, shown=span)
 
 
-def _judge_phrase(found, log, name, time, day, source, text, shown: str = "") -> None:
+def _judge_phrase(found, log, events, name, time, day, source, text, shown: str = "") -> None:
     label = f"{shown} {text}".strip()
     prompt = wording.prompt_text(text)
     found.add(FindingKind.PROMPT, name, time, source, label, prompt, text)
     if not prompt:  # the prompt's words make it no phrase at all: counted once
         why = wording.not_doing(text, log.names)
         found.add(FindingKind.NOT_DOING, name, time, source, label, why, text)
-    found.add(FindingKind.OTHER_DAY, name, time, source, label, other_day(text, day), text)
+    why = other_day(text, day, events)
+    found.add(FindingKind.OTHER_DAY, name, time, source, label, why, text)
 
 
 def _judge_lines(found, log: DayLog) -> None:

@@ -77,6 +77,7 @@ class LineWords(_Table):
 
 class CalendarWords(_Table):
     elsewhere: list[str]
+    events: list[str]
 
 
 class Vocabulary(_Table):
