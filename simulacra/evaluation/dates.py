@@ -10,7 +10,7 @@ from datetime import date
 
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.vocabulary import vocabulary
-from simulacra.gametime import holidays_named
+from simulacra.gametime import holidays_named, parts
 
 _MONTHS = {
     "jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6,
@@ -51,10 +51,12 @@ def speaks_of_another_day(text: str) -> bool:
 
 def dated_events(texts: Iterable[str], year: int) -> dict[str, set[date]]:
     """The events ``texts`` write down with one day, by their noun: "party" on Feb 14 from "a
-    Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"."""
+    Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm". Each sentence or
+    clause apart: "plan for Monday February 13: ...; 19:00 preparing for the party" does not
+    date the party."""
     nouns = vocabulary().calendar.events
     found: dict[str, set[date]] = {}
-    for text in texts:
+    for text in parts(list(texts)):
         days = {day for _, day in days_named(text, year)}
         if len(days) != 1:  # "from Feb 13 to Feb 14": no one day to hold it to
             continue
