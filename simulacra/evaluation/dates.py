@@ -62,9 +62,13 @@ def dated_events(texts: Iterable[str], year: int) -> dict[str, set[date]]:
             continue
         t = plain(text)
         for noun in nouns:
-            if re.search(rf"\b{noun}s?\b", t):
+            if _names(t, noun):
                 found.setdefault(noun, set()).update(days)
     return found
+
+
+def _names(plain_text: str, noun: str) -> bool:
+    return re.search(rf"\b{noun}s?\b", plain_text) is not None
 
 
 def other_day(text: str, today: date, events: Mapping[str, set[date]] | None = None) -> str | None:
@@ -72,15 +76,16 @@ def other_day(text: str, today: date, events: Mapping[str, set[date]] | None = N
     ``events``: the run's dated events (dated_events), for a text that names one but no day."""
     if speaks_of_another_day(text):
         return None
-    others = [(said, day) for said, day in days_named(text, today.year) if day != today]
+    named = days_named(text, today.year)
+    others = [(said, day) for said, day in named if day != today]
     if others:
         said, day = others[0]
         return f"names {said} ({day:%b %d}) on {today:%b %d}"
-    if days_named(text, today.year):  # today's own
+    if named:  # today's own
         return None
     t = plain(text)
     for noun, days in (events or {}).items():
-        if today in days or not re.search(rf"\b{noun}s?\b", t):
+        if today in days or not _names(t, noun):
             continue
         # Working for it, or after it is over: "buying flowers for the party" the day before,
         # "cleaning up after the party" the day after.
