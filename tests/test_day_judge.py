@@ -307,10 +307,12 @@ def test_an_event_of_another_day(text, day, broken):
     ],
 )
 def test_a_dated_event_held_on_another_day(text, day, broken):
-    written = ["Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe",
-               "a party at Hobbs Cafe on February 14th from 5pm to 7pm",
-               "a concert from Feb 13 to Feb 14",
-               "plan for Monday February 13: 08:00 working; 19:00 preparing for the party"]  # fmt: skip
+    written = [
+        "Isabella Rodriguez is planning a Valentine's Day party at Hobbs Cafe",
+        "a party at Hobbs Cafe on February 14th from 5pm to 7pm",
+        "a concert from Feb 13 to Feb 14",
+        "plan for Monday February 13: 08:00 working; 19:00 preparing for the party",
+    ]
     events = dated_events(written, 2023)
     assert events == {"party": {at(14, "00:00").date()}}
     assert (other_day(text, at(day, "12:00").date(), events) is not None) is broken
