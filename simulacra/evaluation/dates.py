@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Mapping
 from datetime import date
 
-from simulacra.evaluation.checks import plain
+from simulacra.evaluation.checks import contains_words, plain
 from simulacra.evaluation.vocabulary import vocabulary
 from simulacra.gametime import holidays_named, parts
 
@@ -60,15 +60,10 @@ def dated_events(texts: Iterable[str], year: int) -> dict[str, set[date]]:
         days = {day for _, day in days_named(text, year)}
         if len(days) != 1:  # "from Feb 13 to Feb 14": no one day to hold it to
             continue
-        t = plain(text)
         for noun in nouns:
-            if _names(t, noun):
+            if contains_words(text, f"{noun}|{noun}s"):
                 found.setdefault(noun, set()).update(days)
     return found
-
-
-def _names(plain_text: str, noun: str) -> bool:
-    return re.search(rf"\b{noun}s?\b", plain_text) is not None
 
 
 def other_day(text: str, today: date, events: Mapping[str, set[date]] | None = None) -> str | None:
@@ -85,13 +80,13 @@ def other_day(text: str, today: date, events: Mapping[str, set[date]] | None = N
         return None
     t = plain(text)
     for noun, days in (events or {}).items():
-        if today in days or not _names(t, noun):
+        if today in days or not contains_words(t, f"{noun}|{noun}s"):
             continue
         # Working for it, or after it is over: "buying flowers for the party" the day before,
         # "cleaning up after the party" the day after.
-        if re.search(rf"\bfor (?:[\w']+ ){{0,4}}{noun}", t):
+        if re.search(rf"\bfor (?:[\w']+ ){{0,4}}{re.escape(noun)}", t):
             continue
-        if today > max(days) and re.search(rf"\bafter (?:[\w']+ ){{0,4}}{noun}", t):
+        if today > max(days) and re.search(rf"\bafter (?:[\w']+ ){{0,4}}{re.escape(noun)}", t):
             continue
         day = min(days, key=lambda d: abs(d - today))
         return f"the {noun} is on {day:%b %d}, not {today:%b %d}"
