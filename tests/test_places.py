@@ -167,3 +167,50 @@ def test_the_places_a_resident_lives_and_works_in_are_always_offered(
     places = chooser.candidates(resident, activity, world.tiles_of(persona.home)[0]).places
     for address in offered:
         assert any(p.startswith(address) for p in places), (address, places)
+
+
+@pytest.mark.parametrize(
+    ("here", "noted"),
+    [("Hobbs Cafe: one-person restroom: toilet", False), ("Hobbs Cafe: cafe: cafe tables", True)],
+)
+def test_a_room_for_one_is_not_where_the_next_step_stays(word_embedder, here, noted):
+    """Party seed 3m: placed in the cafe's restroom to check his phone, Klaus wrote his paper
+    at its toilet for the next hour, each step kept "where they are now"."""
+    from types import SimpleNamespace
+
+    from simulacra.world.spatial import SpatialMemory
+
+    world = load_world(WORLDS / "smallville-3")
+    persona = next(p for p in world.residents if p.name == "Klaus Mueller")
+    resident = SimpleNamespace(
+        name=persona.name, persona=persona, spatial=SpatialMemory.for_persona(world, persona)
+    )
+    resident.spatial.learn("Hobbs Cafe")  # the restroom too, as he came to know it
+    chooser = PlaceChooser(world, word_embedder, Settings().plan)
+    offered = chooser.candidates(resident, "writing at Hobbs Cafe", world.tiles_of(here)[0])
+    room = here.rsplit(": ", 1)[0]
+    assert any(p.startswith(room) for p in offered.places)
+    here_notes = [n for p, n in offered.notes.items() if p.startswith(room) and "now" in n]
+    assert bool(here_notes) is noted, offered.notes
+
+
+@pytest.mark.real
+def test_from_a_room_for_one_other_doings_are_offered_elsewhere(real_embedder):
+    """Offered the restroom he was in, the 1.5B put "writing more about his research paper" at
+    its washbasin in 5 samples of 5, and at the cafe's tables and notice board when it was not
+    offered: a room for one is offered for what it is for, not for being where one is."""
+    from types import SimpleNamespace
+
+    from simulacra.world.spatial import SpatialMemory
+
+    world = load_world(WORLDS / "smallville-3")
+    persona = next(p for p in world.residents if p.name == "Klaus Mueller")
+    resident = SimpleNamespace(
+        name=persona.name, persona=persona, spatial=SpatialMemory.for_persona(world, persona)
+    )
+    resident.spatial.learn("Hobbs Cafe")
+    chooser = PlaceChooser(world, real_embedder, Settings().plan)
+    toilet = world.tiles_of("Hobbs Cafe: one-person restroom: toilet")[0]
+    writing = "writing a research paper on the effects of gentrification in low-income communities"
+    offered = chooser.candidates(resident, writing, toilet).places
+    assert not any("restroom" in p for p in offered), offered

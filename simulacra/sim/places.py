@@ -33,8 +33,8 @@ class Candidates:
 
 class PlaceChooser:
     """Ranks the places an agent knows by how well they suit an activity: over-fetch by
-    meaning, then favour where the agent is, home and work, and keep the best few (the
-    numbers are settings: ``plan.place_choices``, ``plan.here_bonus``...).
+    meaning, then favour where the agent is (unless a room for one), home and work, and keep
+    the best few (the numbers are settings: ``plan.place_choices``, ``plan.here_bonus``...).
 
     Other people's homes are never offered: a model that is only shown a bed cannot know it is
     Klaus's. Both come from the world files, not from names: a building someone lives in (a
@@ -66,9 +66,11 @@ class PlaceChooser:
     def may_join(self, name: str, room: str) -> bool:
         """Whether ``name`` may go to ``room`` to be with someone in it: a room they may use,
         and not one for one (Maria followed Klaus into the cafe's restroom, seed 3u)."""
+        return not self._for_one(room) and self.allowed(name, room)
+
+    def _for_one(self, room: str) -> bool:
         found = self.world.tree.find(room)
-        one = isinstance(found, Arena) and found.capacity == 1
-        return not one and self.allowed(name, room)
+        return isinstance(found, Arena) and found.capacity == 1
 
     def candidates(
         self,
@@ -106,6 +108,11 @@ class PlaceChooser:
         self._embed(known)
         query = self.embedder.embed_one(activity)
         room = f"{here.sector}: {here.arena}" if here.arena else None
+        # A room for one is used and left, not stayed in: Klaus, placed in the cafe's
+        # restroom to check his phone, wrote his paper at its toilet for the next hour, each
+        # step kept where he was (party seed 3m); Klaus read at a restroom's washbasin (2a).
+        if room and self._for_one(room):
+            room = None
         work = split_address(r.persona.workplace or "")[0]
 
         def score(place: str) -> float:
