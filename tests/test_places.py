@@ -2,14 +2,24 @@
 kept for others."""
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from simulacra.settings import Settings
 from simulacra.sim.places import PlaceChooser
 from simulacra.world import load_world
+from simulacra.world.spatial import SpatialMemory
 
 WORLDS = Path(__file__).resolve().parent.parent / "worlds"
+
+
+def _resident(world, name: str) -> SimpleNamespace:
+    """What the place chooser reads of a resident: name, persona and what places they know."""
+    persona = next(p for p in world.residents if p.name == name)
+    return SimpleNamespace(
+        name=name, persona=persona, spatial=SpatialMemory.for_persona(world, persona)
+    )
 
 
 @pytest.mark.parametrize(
@@ -154,17 +164,10 @@ def test_the_places_a_resident_lives_and_works_in_are_always_offered(
 ):
     """Their home and workplace (the room, where the persona names one) and the places they
     usually go to, each with its best place for the activity, whatever else ranks higher."""
-    from types import SimpleNamespace
-
-    from simulacra.world.spatial import SpatialMemory
-
     world = load_world(WORLDS / "smallville-3")
-    persona = next(p for p in world.residents if p.name == who)
-    resident = SimpleNamespace(
-        name=who, persona=persona, spatial=SpatialMemory.for_persona(world, persona)
-    )
+    resident = _resident(world, who)
     chooser = PlaceChooser(world, real_embedder, Settings().plan)
-    places = chooser.candidates(resident, activity, world.tiles_of(persona.home)[0]).places
+    places = chooser.candidates(resident, activity, world.tiles_of(resident.persona.home)[0]).places
     for address in offered:
         assert any(p.startswith(address) for p in places), (address, places)
 
@@ -176,15 +179,8 @@ def test_the_places_a_resident_lives_and_works_in_are_always_offered(
 def test_a_room_for_one_is_not_where_the_next_step_stays(word_embedder, here, noted):
     """Party seed 3m: placed in the cafe's restroom to check his phone, Klaus wrote his paper
     at its toilet for the next hour, each step kept "where they are now"."""
-    from types import SimpleNamespace
-
-    from simulacra.world.spatial import SpatialMemory
-
     world = load_world(WORLDS / "smallville-3")
-    persona = next(p for p in world.residents if p.name == "Klaus Mueller")
-    resident = SimpleNamespace(
-        name=persona.name, persona=persona, spatial=SpatialMemory.for_persona(world, persona)
-    )
+    resident = _resident(world, "Klaus Mueller")
     resident.spatial.learn("Hobbs Cafe")  # the restroom too, as he came to know it
     chooser = PlaceChooser(world, word_embedder, Settings().plan)
     offered = chooser.candidates(resident, "writing at Hobbs Cafe", world.tiles_of(here)[0])
@@ -199,15 +195,8 @@ def test_from_a_room_for_one_other_doings_are_offered_elsewhere(real_embedder):
     """Offered the restroom he was in, the 1.5B put "writing more about his research paper" at
     its washbasin in 5 samples of 5, and at the cafe's tables and notice board when it was not
     offered: a room for one is offered for what it is for, not for being where one is."""
-    from types import SimpleNamespace
-
-    from simulacra.world.spatial import SpatialMemory
-
     world = load_world(WORLDS / "smallville-3")
-    persona = next(p for p in world.residents if p.name == "Klaus Mueller")
-    resident = SimpleNamespace(
-        name=persona.name, persona=persona, spatial=SpatialMemory.for_persona(world, persona)
-    )
+    resident = _resident(world, "Klaus Mueller")
     resident.spatial.learn("Hobbs Cafe")
     chooser = PlaceChooser(world, real_embedder, Settings().plan)
     toilet = world.tiles_of("Hobbs Cafe: one-person restroom: toilet")[0]

@@ -110,7 +110,7 @@ class PlaceChooser:
         room = f"{here.sector}: {here.arena}" if here.arena else None
         # A room for one is used and left, not stayed in: Klaus, placed in the cafe's
         # restroom to check his phone, wrote his paper at its toilet for the next hour, each
-        # step kept where he was (party seed 3m); Klaus read at a restroom's washbasin (2a).
+        # step kept where he was (party seed 3m).
         if room and self._for_one(room):
             room = None
         work = split_address(r.persona.workplace or "")[0]
