@@ -213,6 +213,7 @@ def test_an_assistant_s_answer_is_told_from_a_person_s(line, assistant):
         ("placing colorful streamers and balloons around the cafe", None),
         ("making sure all the tables and chairs are set up for the party", None),
         ("logging into streaming platforms and chooses a game", "two verb forms"),
+        ("reading books and articles related to sociology", None),  # seed 3m
         # a clause with its own subject and two verbs (seed 3y)
         ("practicing streaming the game to make sure it looks and feels good", None),
         ("showering, getting dressed and having breakfast at home", None),

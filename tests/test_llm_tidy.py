@@ -21,6 +21,35 @@ from simulacra.llm.tidy import as_activity
         ("meal", "having a meal"),
         ("at the cafe", "at the cafe"),
         ("stops and waits for Isabella", "stopping and waiting for Isabella"),
+        # a doing gone on in another form (party seed 3m), and what stays: plural nouns
+        (
+            "working on a research paper and takes breaks",
+            "working on a research paper and taking breaks",
+        ),
+        (
+            "seating at a table and starts reviewing notes",
+            "seating at a table and starting reviewing notes",
+        ),
+        ("looking at the textbook and makes notes", "looking at the textbook and making notes"),
+        (
+            "reading books and articles related to sociology",
+            "reading books and articles related to sociology",
+        ),
+        ("preparing food and drinks for the party", "preparing food and drinks for the party"),
+        ("serving drinks and snacks", "serving drinks and snacks"),
+        (
+            "making sure the tables and chairs are set up",
+            "making sure the tables and chairs are set up",
+        ),
+        ("checking that it looks and feels good", "checking that it looks and feels good"),
+        (
+            "placing streamers and balloons around the cafe",
+            "placing streamers and balloons around the cafe",
+        ),
+        (
+            "inviting customers and friends to the party",
+            "inviting customers and friends to the party",
+        ),
         ("plan the party", "planning the party"),
         ("visit Klaus", "visiting Klaus"),
         ("buys apples and pears", "buying apples and pears"),

@@ -18,6 +18,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.vocabulary import vocabulary
+from simulacra.llm.tidy import is_participle
 from simulacra.world.tree import split_address
 
 _WORD = re.compile(r"[a-z][a-z'-]*")
@@ -146,7 +147,8 @@ def not_doing(activity: str, names: Iterable[str]) -> str | None:
             # "to make sure it looks and feels good" (seed 3y): a clause's own two verbs
             continue
         after = tokens[i + 2] if i + 2 < len(tokens) else None
-        if after is not None and after not in words.after_plural:
+        # A participle after it too: "reading books and articles related to sociology" (3m).
+        if after is not None and after not in words.after_plural and not is_participle(after):
             return f"two verb forms ('{first} ... and {tokens[i + 1]}')"
     return None
 
