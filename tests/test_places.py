@@ -1,6 +1,7 @@
 """Which places a resident may be sent to: never a home that is someone else's, nor a room
 kept for others."""
 
+from datetime import datetime, time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -203,3 +204,48 @@ def test_from_a_room_for_one_other_doings_are_offered_elsewhere(real_embedder):
     writing = "writing a research paper on the effects of gentrification in low-income communities"
     offered = chooser.candidates(resident, writing, toilet).places
     assert not any("restroom" in p for p in offered), offered
+
+
+@pytest.mark.parametrize(
+    ("who", "at", "offered"),
+    [
+        ("Maria Lopez", "10:00", True),
+        ("Maria Lopez", "21:00", False),
+        ("Maria Lopez", "07:59", False),
+        ("Isabella Rodriguez", "21:00", True),  # she runs it
+    ],
+)
+def test_a_building_out_of_its_hours_is_offered_only_to_who_lives_or_works_there(
+    word_embedder, who, at, offered
+):
+    """Party seeds 2a and 3m: Maria studied and watched films at Hobbs Cafe, open from 8am to
+    8pm, until midnight, each step placed where she was."""
+    world = load_world(WORLDS / "smallville-3")
+    resident = _resident(world, who)
+    resident.spatial.learn("Hobbs Cafe")
+    chooser = PlaceChooser(world, word_embedder, Settings().plan)
+    now = datetime.combine(datetime(2023, 2, 13).date(), time.fromisoformat(at))
+    tables = world.tiles_of("Hobbs Cafe: cafe: cafe tables")[0]
+    places = chooser.candidates(resident, "studying at Hobbs Cafe", tables, now=now).places
+    assert any(p.startswith("Hobbs Cafe") for p in places) is offered, places
+    if not offered:
+        kept = chooser.candidates(resident, "studying", tables, within="Hobbs Cafe", now=now)
+        assert kept.places and not any(p.startswith("Hobbs Cafe") for p in kept.places)
+
+
+@pytest.mark.parametrize(
+    ("hours", "at", "open_"),
+    [
+        (None, "03:00", True),
+        (("08:00", "20:00"), "20:00", False),
+        (("12:00", "00:00"), "23:59", True),
+        (("12:00", "00:00"), "00:30", False),
+        (("18:00", "02:00"), "01:00", True),
+    ],
+)
+def test_hours_may_run_past_midnight(hours, at, open_):
+    from simulacra.world.tree import Sector
+
+    hours = tuple(map(time.fromisoformat, hours)) if hours else None
+    sector = Sector("Pub", (0, 0), (1, 1), (), hours=hours)
+    assert sector.is_open(time.fromisoformat(at)) is open_

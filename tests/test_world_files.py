@@ -195,6 +195,18 @@ MISTAKES = [
     (CAFE, "capacity = 1", "capacity = 0", "arenas.r.capacity: Input should be greater than"),
     (
         CAFE,
+        'Cafe"',
+        'Cafe"\nhours = "8am-8pm"',
+        'sectors/cafe.toml: hours: "8am-8pm" is not an opening',
+    ),
+    (
+        CAFE,
+        'Cafe"',
+        'Cafe"\nhours = "08:00"',
+        'sectors/cafe.toml: hours: "08:00" is not an opening',
+    ),
+    (
+        CAFE,
         "capacity = 1",
         'capacity = 1\nusers = ["Ada Bryon"]',
         'arenas.r.users: "Ada Bryon" is no resident of this world (did you mean "Ada Byron")',

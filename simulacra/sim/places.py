@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 import numpy as np
 
@@ -50,8 +51,12 @@ class PlaceChooser:
         # Every resident of the world files, taking part or not: Ryan Park's apartment is
         # his in a three-resident Smallville too.
         self._dwellers: dict[str, set[str]] = {}
+        # Who may be in a building out of its hours: those who live or work there.
+        self._keys: dict[str, set[str]] = {}
         for p in world.residents:
             self._dwellers.setdefault(split_address(p.home)[0], set()).add(p.name)
+            for building in (p.home, p.workplace or ""):
+                self._keys.setdefault(split_address(building)[0], set()).add(p.name)
 
     def allowed(self, name: str, place: str) -> bool:
         """Whether ``name`` may use ``place``: not a room whose ``users`` leave them out, not
@@ -62,6 +67,14 @@ class PlaceChooser:
             return False
         dwellers = self._dwellers.get(split_address(place)[0])
         return not dwellers or name in dwellers
+
+    def is_open_to(self, name: str, place: str, now: datetime) -> bool:
+        """Whether ``place``'s building is open to ``name`` at ``now``: within its ``hours``,
+        or ``name`` lives or works there. Maria studied and watched films at Hobbs Cafe, open
+        from 8am to 8pm, until 23:59 (party seeds 2a and 3m), each step placed where she was."""
+        building = split_address(place)[0]
+        sector = self.world.tree.sectors.get(building)
+        return sector is None or sector.is_open(now.time()) or name in self._keys.get(building, ())
 
     def may_join(self, name: str, room: str) -> bool:
         """Whether ``name`` may go to ``room`` to be with someone in it: a room they may use,
@@ -79,6 +92,7 @@ class PlaceChooser:
         tile: Tile,
         within: str | None = None,
         context: Sequence[str] = (),
+        now: datetime | None = None,
     ) -> Candidates:
         """The places offered for ``activity``: those of the one building or room it names, or
         else the first of ``context`` that names one (its block's words, its plan item's), or
@@ -88,10 +102,13 @@ class PlaceChooser:
         where Maria was, 3 times of 3 (stop 44); and a step placed for "writing at Hobbs Cafe"
         after a talk went to the college's lounge, its block's later steps with it (seed 2g).
         The best place of a building or room that ``activity`` names, and the best in the
-        resident's workplace, usual places, home room and home, are always among them."""
+        resident's workplace, usual places, home room and home, are always among them; at
+        ``now``, of the buildings open to the resident only."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
+        if now is not None:
+            known = [p for p in known if self.is_open_to(r.name, p, now)]
         home = split_address(r.persona.home)[0]
         said = _places_named(activity, known, home)  # also always offered, below
         for named in (said, *(_places_named(words, known, home) for words in context)):

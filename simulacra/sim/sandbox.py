@@ -96,7 +96,7 @@ class Sandbox:
                 place=at_home, purpose=purpose or "", known=r.placed,
             )  # fmt: skip
         tile = self.state.tile_of(r.name)
-        options = self.places.candidates(r, purpose or activity, tile, within, context)
+        options = self.places.candidates(r, purpose or activity, tile, within, context, now)
         return place_action(
             r.agent,
             now=gametime.describe(now),

@@ -162,7 +162,9 @@ def _assemble(
             next_arena += 1
         w, h = d.footprint.size
         sector_tiles = tuple((ox + x, oy + y) for y in range(h) for x in range(w))
-        sectors.append(Sector(d.spec.name, (ox, oy), (w, h), sector_tiles, arenas, sector_id))
+        sectors.append(
+            Sector(d.spec.name, (ox, oy), (w, h), sector_tiles, arenas, sector_id, d.spec.hours)
+        )
         for (x, y), k in d.kinds.items():
             i = (oy + y) * width + ox + x
             kind[i] = k

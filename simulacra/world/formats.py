@@ -3,7 +3,7 @@ personas/*.toml and scenario.toml (see :mod:`simulacra.world.files` for the fold
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -94,6 +94,11 @@ class ArenaEntry(_File):
 class SectorFile(_File):
     name: str = Field(max_length=60)
     description: str = Field("", max_length=1000)
+    hours: tuple[time, time] | None = Field(
+        None,
+        description='when it is open to those who neither live nor work in it: "08:00-20:00" '
+        '("12:00-00:00" until midnight); default: always',
+    )
     map: str
     arenas: dict[str, ArenaEntry] = Field(default_factory=dict)
 
@@ -101,6 +106,18 @@ class SectorFile(_File):
     @classmethod
     def _name(cls, value: str) -> str:
         return place_name(value)
+
+    @field_validator("hours", mode="before")
+    @classmethod
+    def _hours(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value
+        # One message for the field, not one for each of its two times.
+        try:
+            opens, closes = (time.fromisoformat(t.strip()) for t in value.split("-"))
+        except ValueError:
+            raise ValueError(f'"{value}" is not an opening and a closing time') from None
+        return (opens, closes)
 
     @field_validator("arenas")
     @classmethod

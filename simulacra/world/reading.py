@@ -131,7 +131,8 @@ def _explain(err: dict, data: Any, path: Path, model: type[BaseModel]) -> UserEr
             break
         parts.append(f"[{part}]" if isinstance(part, int) else f".{part}")
     field = "".join(parts).lstrip(".") or None
-    last = str(err["loc"][-1]) if err["loc"] else ""
+    # The field's name, not an index within it ("hours", not the 0 of its opening time).
+    last = next((str(part) for part in reversed(err["loc"]) if isinstance(part, str)), "")
     if err["type"] == "missing":
         example = _EXAMPLES.get(model.__name__, {}).get(last, f"{last} = ...")
         if model is SectorFile and last == "name":
@@ -155,6 +156,7 @@ def _fix_for(field: str) -> str:
         "spawn": 'write "Sector: Arena: Object" or [x, y]',
         "age": "write a whole number from 0 to 120",
         "capacity": "write a whole number, 1 or more, or leave it out for no limit",
+        "hours": 'write an opening and a closing time like "08:00-20:00", or leave it out',
         "step_seconds": "write a whole number of seconds from 1 to 3600",
     }.get(field, "correct the value; worlds/smallville has an example of every field")
 

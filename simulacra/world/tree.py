@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import time
 
 from simulacra.world.grid import Tile
 
@@ -71,7 +72,8 @@ class Arena:
 
 @dataclass(frozen=True, eq=False)
 class Sector:
-    """A building or a named outdoor place; ``origin`` and ``size`` give its footprint."""
+    """A building or a named outdoor place; ``origin`` and ``size`` give its footprint.
+    ``hours``: when it is open to those who neither live nor work in it (None: always)."""
 
     name: str
     origin: Tile
@@ -79,10 +81,21 @@ class Sector:
     tiles: tuple[Tile, ...]
     arenas: dict[str, Arena] = field(default_factory=dict)
     id: int = -1
+    hours: tuple[time, time] | None = None
 
     @property
     def address(self) -> str:
         return self.name
+
+    def is_open(self, at: time) -> bool:
+        """Whether it is open at ``at``; hours that close at or before they open ("12:00-00:00")
+        run past midnight."""
+        if self.hours is None:
+            return True
+        opens, closes = self.hours
+        if opens < closes:
+            return opens <= at < closes
+        return at >= opens or at < closes
 
 
 Place = Sector | Arena | GameObject
