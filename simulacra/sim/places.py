@@ -52,11 +52,11 @@ class PlaceChooser:
         # his in a three-resident Smallville too.
         self._dwellers: dict[str, set[str]] = {}
         # Who may be in a building out of its hours: those who live or work there.
-        self._keys: dict[str, set[str]] = {}
+        self._insiders: dict[str, set[str]] = {}
         for p in world.residents:
             self._dwellers.setdefault(split_address(p.home)[0], set()).add(p.name)
             for building in (p.home, p.workplace or ""):
-                self._keys.setdefault(split_address(building)[0], set()).add(p.name)
+                self._insiders.setdefault(split_address(building)[0], set()).add(p.name)
 
     def allowed(self, name: str, place: str) -> bool:
         """Whether ``name`` may use ``place``: not a room whose ``users`` leave them out, not
@@ -74,7 +74,9 @@ class PlaceChooser:
         from 8am to 8pm, until 23:59 (party seeds 2a and 3m), each step placed where she was."""
         building = split_address(place)[0]
         sector = self.world.tree.sectors.get(building)
-        return sector is None or sector.is_open(now.time()) or name in self._keys.get(building, ())
+        return (
+            sector is None or sector.is_open(now.time()) or name in self._insiders.get(building, ())
+        )
 
     def may_join(self, name: str, room: str) -> bool:
         """Whether ``name`` may go to ``room`` to be with someone in it: a room they may use,
