@@ -408,3 +408,20 @@ def test_company_only_imagined_is_counted_where_it_was_not_there(tmp_path):
     assert wording.company("being given a gift by Klaus", NAMES) == ["Klaus Mueller"]
     assert wording.company("thinking about Klaus Mueller", NAMES) == []
     assert wording.company("planning a date with Klaus Mueller", NAMES) == []
+
+
+def test_an_activity_done_outside_the_building_it_names(tmp_path):
+    """Since buildings have hours (stop 66), a plan's "studying at Hobbs Cafe" at 21:00 is
+    placed elsewhere for a guest: its words then say where she is not."""
+    day = Day(at(13, "20:00"), at(13, "22:00"))
+    library = "Oak Hill College: library: library tables"
+    day.does("Maria Lopez", at(13, "20:00"), "studying at Hobbs Cafe", CAFE)
+    day.does("Maria Lopez", at(13, "21:00"), "studying at Hobbs Cafe in the evening", library)
+    day.does("Klaus Mueller", at(13, "20:00"), "reading in the Dorm for Oak Hill College",
+             f"{DORM}: common room: sofa")  # fmt: skip
+    day.does("Klaus Mueller", at(13, "21:00"), "walking to Hobbs Cafe", library)
+    result = judge(read_day_log(day.write(tmp_path / "run")))
+    found = [(f.text, f.why) for f in result.findings if f.kind is FindingKind.PLACE]
+    assert found == [
+        ("studying at Hobbs Cafe in the evening", f"said at Hobbs Cafe, done at {library}")
+    ]

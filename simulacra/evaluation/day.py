@@ -48,7 +48,8 @@ _LABELS = {
     FindingKind.PROMPT: "prompt or schema text",
     FindingKind.NOT_DOING: "not a doing (a name, a thing, cut short)",
     FindingKind.OVERRUN: "held far past its plan",
-    FindingKind.PLACE: "sleeping, eating, washing, screens or desk work out of place",
+    FindingKind.PLACE: "sleeping, eating, washing, screens or desk work out of place, or not in "
+    "the building the activity names",
     FindingKind.COMPANY: "with someone who was in another room",
     FindingKind.OTHER_DAY: "an event of another day",
     FindingKind.LINE: "a line: assistant, echo, partner in the third person",
@@ -140,6 +141,8 @@ def _judge_doing(found, log, events, name: str, doing: Doing, blocks: list[Plann
     _judge_phrase(found, log, events, name, t, t.date(), "activity", text)
     for place in doing.places:
         found.add(FindingKind.PLACE, name, t, "activity", text, wording.place_for(text, place))
+    elsewhere = wording.said_elsewhere(text, doing.places, log.buildings)
+    found.add(FindingKind.PLACE, name, t, "activity", text, elsewhere)
     found.add(FindingKind.OVERRUN, name, t, "activity", text, overrun(doing, blocks))
     others = [n for n in log.agents if n != name]
     for other in wording.company(text, others):

@@ -19,7 +19,7 @@ from simulacra.llm.phrases import phrases_beside
 from simulacra.sim import rundir
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.record import DayPlanRecord, StepRecord
-from simulacra.world.tree import IDLE
+from simulacra.world.tree import IDLE, split_address
 
 _TOWN = phrases_beside(rundir.__file__, "town")  # the town's own words, not the model's
 _ITEM = re.compile(r"(?:^|[;:] )(\d\d:\d\d) ([^;]+)")  # "HH:MM activity" in a plan memory
@@ -106,6 +106,7 @@ class DayLog:
     conversations: list[Conversation] = field(default_factory=list)
     memories: dict[str, list[Remembered]] = field(default_factory=dict)
     plans: dict[str, list[DayPlanRecord]] = field(default_factory=dict)  # every one, as made
+    buildings: list[str] = field(default_factory=list)  # the world's, else those visited
 
     def blocks(self, name: str) -> list[PlannedStretch]:
         """Every schedule block of ``name``, in time order (the last plan made for a day)."""
@@ -154,6 +155,8 @@ def read_day_log(directory: Path) -> DayLog:
             )
     for name, doing in current.items():
         log.doings.setdefault(name, []).append(doing)
+    visited = {split_address(p)[0] for ds in log.doings.values() for d in ds for p in d.places if p}
+    log.buildings = _buildings(directory) or sorted(visited)
     for name, stay in here.items():
         log.stays.setdefault(name, []).append(stay)
     if log.step == 0:
@@ -174,13 +177,23 @@ def run_progress(directory: Path) -> tuple[int, int, int]:
     return last + 1, meta.total_steps, meta.step_seconds
 
 
-def _all_names(directory: Path, agents: list[str]) -> list[str]:
+def _town(directory: Path) -> dict:
+    """The run's map file, or nothing where it cannot be read."""
     try:
         town = json.loads((directory / rundir.MAP_FILE).read_text(encoding="utf-8"))
-        names = [str(n) for n in town.get("personas", [])]
-    except (OSError, ValueError, AttributeError):
-        names = []  # the names of those taking part will do
-    return list(dict.fromkeys(agents + names))
+    except (OSError, ValueError):
+        return {}
+    return town if isinstance(town, dict) else {}
+
+
+def _all_names(directory: Path, agents: list[str]) -> list[str]:
+    names = [str(n) for n in _town(directory).get("personas", [])]
+    return list(dict.fromkeys(agents + names))  # without a map, those taking part will do
+
+
+def _buildings(directory: Path) -> list[str]:
+    sectors = _town(directory).get("sectors", [])
+    return [str(s["name"]) for s in sectors if isinstance(s, dict) and "name" in s]
 
 
 def _add_doings(log: DayLog, current: dict[str, Doing], record: StepRecord, end: datetime):

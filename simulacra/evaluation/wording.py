@@ -19,6 +19,7 @@ from lemminflect import getAllLemmas, getInflection
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.vocabulary import vocabulary
 from simulacra.llm.tidy import is_participle
+from simulacra.world.names import where_said
 from simulacra.world.tree import split_address
 
 _WORD = re.compile(r"[a-z][a-z'-]*")
@@ -177,6 +178,20 @@ def place_for(activity: str, address: str) -> str | None:
         if any(re.search(rf"\b{re.escape(room)}\b", where) for room in places[kind].rooms):
             return None
     return f"{' and '.join(kinds)} at {': '.join(parts[1:]) or address}"
+
+
+def said_elsewhere(activity: str, places: Iterable[str], buildings: Sequence[str]) -> str | None:
+    """An activity that says in which building it is done ("studying at Hobbs Cafe"), done in
+    another: a plan's words whose building was not to be had (closed, since stop 66)."""
+    done = [p for p in places if p]
+    longest = sorted(buildings, key=len, reverse=True)
+    found = where_said(longest).search(activity) if done and longest else None
+    if found is None:
+        return None
+    said = next(b for b in longest if b.lower() in found.group(0).lower())
+    if any(split_address(p)[0] == said for p in done):
+        return None
+    return f"said at {said}, done at {done[-1]}"
 
 
 def company(activity: str, names: Iterable[str]) -> list[str]:
