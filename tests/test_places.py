@@ -173,22 +173,21 @@ def test_the_places_a_resident_lives_and_works_in_are_always_offered(
         assert any(p.startswith(address) for p in places), (address, places)
 
 
-@pytest.mark.parametrize(
-    ("here", "noted"),
-    [("Hobbs Cafe: one-person restroom: toilet", False), ("Hobbs Cafe: cafe: cafe tables", True)],
-)
-def test_a_room_for_one_is_not_where_the_next_step_stays(word_embedder, here, noted):
+def test_a_room_for_one_is_not_where_the_next_step_stays(word_embedder):
     """Party seed 3m: placed in the cafe's restroom to check his phone, Klaus wrote his paper
-    at its toilet for the next hour, each step kept "where they are now"."""
+    at its toilet for the next hour, each step kept "where they are now". From a table, the
+    tables are where he is; from the toilet, the restroom is not offered for writing."""
     world = load_world(WORLDS / "smallville-3")
     resident = _resident(world, "Klaus Mueller")
     resident.spatial.learn("Hobbs Cafe")  # the restroom too, as he came to know it
     chooser = PlaceChooser(world, word_embedder, Settings().plan)
-    offered = chooser.candidates(resident, "writing at Hobbs Cafe", world.tiles_of(here)[0])
-    room = here.rsplit(": ", 1)[0]
-    assert any(p.startswith(room) for p in offered.places)
-    here_notes = [n for p, n in offered.notes.items() if p.startswith(room) and "now" in n]
-    assert bool(here_notes) is noted, offered.notes
+    tables = "Hobbs Cafe: cafe: cafe tables"
+    offered = chooser.candidates(resident, "writing at Hobbs Cafe", world.tiles_of(tables)[0])
+    assert "now" in offered.notes.get(tables, ""), offered.notes
+    toilet = world.tiles_of("Hobbs Cafe: one-person restroom: toilet")[0]
+    offered = chooser.candidates(resident, "writing at Hobbs Cafe", toilet)
+    assert not any("restroom" in p for p in offered.places), offered.places
+    assert not any("now" in n for n in offered.notes.values()), offered.notes
 
 
 @pytest.mark.real
@@ -249,3 +248,26 @@ def test_hours_may_run_past_midnight(hours, at, open_):
     hours = tuple(map(time.fromisoformat, hours)) if hours else None
     sector = Sector("Pub", (0, 0), (1, 1), (), hours=hours)
     assert sector.is_open(time.fromisoformat(at)) is open_
+
+
+@pytest.mark.real
+@pytest.mark.parametrize(
+    ("words", "offered"),
+    [
+        ("going to the restroom", True),
+        ("washing hands", True),
+        ("taking another break", False),
+        ("reviewing their progress and preparing for the next step", False),
+        ("checking their phone and email", False),
+    ],
+)
+def test_a_room_for_one_is_offered_for_what_it_is_for(real_embedder, words, offered):
+    """Party seed 2 (stop 66): offered the cafe's restroom for "taking another break" and
+    "reviewing their progress", the 1.5B kept Klaus at its toilet for half an hour."""
+    world = load_world(WORLDS / "smallville-3")
+    resident = _resident(world, "Klaus Mueller")
+    resident.spatial.learn("Hobbs Cafe")
+    chooser = PlaceChooser(world, real_embedder, Settings().plan)
+    tables = world.tiles_of("Hobbs Cafe: cafe: cafe tables")[0]
+    places = chooser.candidates(resident, words, tables, within="Hobbs Cafe").places
+    assert any("restroom" in p for p in places) is offered, places

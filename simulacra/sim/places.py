@@ -126,6 +126,13 @@ class PlaceChooser:
             return Candidates([only], {}, _settled([only], home))
         self._embed(known)
         query = self.embedder.embed_one(activity)
+        # A room for one is offered for what it is for: where a place in it suits the activity
+        # best of all. Offered for "taking another break" and "reviewing their progress",
+        # which suit the cafe's armchairs and notice board better, the 1.5B kept Klaus at the
+        # cafe restroom's toilet for half an hour (party seed 2, stop 66).
+        best = min(known, key=lambda p: (-float(self._vectors[p] @ query), p))
+        if not self._for_one(arena_of(self.world, best)):
+            known = [p for p in known if not self._for_one(arena_of(self.world, p))] or known
         room = f"{here.sector}: {here.arena}" if here.arena else None
         # A room for one is used and left, not stayed in: Klaus, placed in the cafe's
         # restroom to check his phone, wrote his paper at its toilet for the next hour, each
