@@ -271,3 +271,23 @@ def test_a_room_for_one_is_offered_for_what_it_is_for(real_embedder, words, offe
     tables = world.tiles_of("Hobbs Cafe: cafe: cafe tables")[0]
     places = chooser.candidates(resident, words, tables, within="Hobbs Cafe").places
     assert any("restroom" in p for p in places) is offered, places
+
+
+@pytest.mark.real
+def test_a_room_for_one_that_suits_best_is_offered_from_another_building(real_embedder):
+    """Party seed 2 (stop 66): "taking a shower" in Klaus's block at the college, which has no
+    bathroom, went to its student lounge's coffee urn."""
+    world = load_world(WORLDS / "smallville-3")
+    resident = _resident(world, "Klaus Mueller")
+    chooser = PlaceChooser(world, real_embedder, Settings().plan)
+    lounge = world.tiles_of("Oak Hill College: student lounge: coffee urn")[0]
+    college = "Oak Hill College"
+    places = chooser.candidates(resident, "taking a shower", lounge, within=college).places
+    assert any("bathroom: shower" in p for p in places), places
+    reading = chooser.candidates(resident, "reading a book", lounge, within=college).places
+    assert all(p.startswith(college) for p in reading), reading
+    # where the block's building has a room for one, that one
+    resident.spatial.learn("Hobbs Cafe")
+    tables = world.tiles_of("Hobbs Cafe: cafe: cafe tables")[0]
+    washing = chooser.candidates(resident, "washing hands", tables, within="Hobbs Cafe").places
+    assert any("restroom" in p for p in washing) and all(p.startswith("Hobbs") for p in washing)

@@ -83,6 +83,10 @@ class PlaceChooser:
         and not one for one (Maria followed Klaus into the cafe's restroom, seed 3u)."""
         return not self._for_one(room) and self.allowed(name, room)
 
+    def _one_of(self, place: str) -> bool:
+        """Whether ``place`` is in a room for one."""
+        return self._for_one(arena_of(self.world, place))
+
     def _for_one(self, room: str) -> bool:
         found = self.world.tree.find(room)
         return isinstance(found, Arena) and found.capacity == 1
@@ -118,21 +122,29 @@ class PlaceChooser:
                 # Two buildings named ("from the library to Hobbs Cafe"): none is the one.
                 within = next(iter(named)) if len(named) == 1 else None
                 break
-        if within:
-            known = [p for p in known if _in(p, within)] or known
         here = self.world.place_at(tile)
         if not known:
             only = here.address or r.persona.home
             return Candidates([only], {}, _settled([only], home))
         self._embed(known)
         query = self.embedder.embed_one(activity)
+
+        def best_for_one(places: list[str]) -> bool:
+            best = min(places, key=lambda p: (-float(self._vectors[p] @ query), p))
+            return self._one_of(best)
+
         # A room for one is offered for what it is for: where a place in it suits the activity
-        # best of all. Offered for "taking another break" and "reviewing their progress",
-        # which suit the cafe's armchairs and notice board better, the 1.5B kept Klaus at the
-        # cafe restroom's toilet for half an hour (party seed 2, stop 66).
-        best = min(known, key=lambda p: (-float(self._vectors[p] @ query), p))
-        if not self._for_one(arena_of(self.world, best)):
-            known = [p for p in known if not self._for_one(arena_of(self.world, p))] or known
+        # best of all, and then from another building where the block's has none (unless the
+        # activity names its building). Offered the cafe's restroom for "taking another break"
+        # and "reviewing their progress", which suit its armchairs and notice board better,
+        # the 1.5B kept Klaus at its toilet for half an hour; and "taking a shower" in a block
+        # at the college, which has no bathroom, went to its coffee urn (party seed 2, stop 66).
+        inside = [p for p in known if _in(p, within)] if within else []
+        leave = not said and best_for_one(known) and not any(self._one_of(p) for p in inside)
+        if inside and not leave:
+            known = inside
+        if not best_for_one(known):
+            known = [p for p in known if not self._one_of(p)] or known
         room = f"{here.sector}: {here.arena}" if here.arena else None
         # A room for one is used and left, not stayed in: Klaus, placed in the cafe's
         # restroom to check his phone, wrote his paper at its toilet for the next hour, each
