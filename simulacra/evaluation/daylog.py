@@ -127,10 +127,11 @@ def read_day_log(directory: Path) -> DayLog:
     path = directory / EVENTS_FILE
     if not path.is_file():
         raise UserError("no events.jsonl yet", file=path, fix="run the simulation first")
+    town = _town(directory)
     log = DayLog(
         directory=directory,
         agents=list(meta.agents),
-        names=_all_names(directory, list(meta.agents)),
+        names=_all_names(town, list(meta.agents)),
         start=meta.start,
         now=meta.start,
         step=0,
@@ -155,8 +156,9 @@ def read_day_log(directory: Path) -> DayLog:
             )
     for name, doing in current.items():
         log.doings.setdefault(name, []).append(doing)
-    visited = {split_address(p)[0] for ds in log.doings.values() for d in ds for p in d.places if p}
-    log.buildings = _buildings(directory) or sorted(visited)
+    log.buildings = _buildings(town) or sorted(
+        {split_address(p)[0] for ds in log.doings.values() for d in ds for p in d.places if p}
+    )
     for name, stay in here.items():
         log.stays.setdefault(name, []).append(stay)
     if log.step == 0:
@@ -186,13 +188,13 @@ def _town(directory: Path) -> dict:
     return town if isinstance(town, dict) else {}
 
 
-def _all_names(directory: Path, agents: list[str]) -> list[str]:
-    names = [str(n) for n in _town(directory).get("personas", [])]
+def _all_names(town: dict, agents: list[str]) -> list[str]:
+    names = [str(n) for n in town.get("personas", [])]
     return list(dict.fromkeys(agents + names))  # without a map, those taking part will do
 
 
-def _buildings(directory: Path) -> list[str]:
-    sectors = _town(directory).get("sectors", [])
+def _buildings(town: dict) -> list[str]:
+    sectors = town.get("sectors", [])
     return [str(s["name"]) for s in sectors if isinstance(s, dict) and "name" in s]
 
 

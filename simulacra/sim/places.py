@@ -140,10 +140,11 @@ class PlaceChooser:
         # the 1.5B kept Klaus at its toilet for half an hour; and "taking a shower" in a block
         # at the college, which has no bathroom, went to its coffee urn (party seed 2, stop 66).
         inside = [p for p in known if _in(p, within)] if within else []
-        leave = not said and best_for_one(known) and not any(self._one_of(p) for p in inside)
-        if inside and not leave:
+        for_one = best_for_one(known)
+        if inside and (said or not for_one or any(self._one_of(p) for p in inside)):
             known = inside
-        if not best_for_one(known):
+            for_one = best_for_one(known)
+        if not for_one:
             known = [p for p in known if not self._one_of(p)] or known
         room = f"{here.sector}: {here.arena}" if here.arena else None
         # A room for one is used and left, not stayed in: Klaus, placed in the cafe's
