@@ -53,7 +53,7 @@ def day_plan(request: Request) -> dict:
         "wake_up": woken,
         "morning": [
             # In the hour after the wake-up's: the morning routine fills only its own hour.
-            {"time": f"{int(woken[:2]) + 1:02d}:00", "activity": "having breakfast"},
+            {"time": f"{int(woken[:2]) + 1:02d}:00", "activity": "reading the news"},
             {"time": "09:00", "activity": routine},
         ],
         "rest_of_day": [

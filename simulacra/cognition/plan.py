@@ -483,6 +483,7 @@ PREAMBLE_ITEM = rule("plan.preamble_item", "an item in the words of the prompts'
 OTHER_DAY = rule("plan.other_day", "an item that names another date (an event copied into today)")
 MEAL_OFF_HOUR = rule("plan.meal_off_hour", "a meal planned at another meal's hour")
 EVENT_HOUR = rule("plan.event_hour", "another item within the hours of one of today's events")
+MEAL_AGAIN = rule("plan.meal_again", "a meal the morning routine has already (breakfast again)")
 REPEATED_ITEM = rule("plan.repeated_item", "an item that repeats the one before it")
 BEFORE_WAKE = rule("plan.before_wake", "an item before the wake-up (the model's own waking up)")
 AT_WAKE = rule("plan.at_wake", "an item at the minute of waking, moved an hour on")
@@ -572,9 +573,9 @@ def _outline(
 ) -> list[PlanItem]:
     """Today's events' items (each with the "HH:MM" it ends at) and the plan's as "HH:MM
     activity" lines in time order, less any item for another date or that is one of the
-    ``later`` days' events at its hour, any meal planned at another meal's hour, any other
-    item within the hours of one of today's events and any item that repeats the one before
-    it (in each case the item before it goes on)."""
+    ``later`` days' events at its hour, any meal planned at another meal's hour or that the
+    morning routine has already, any other item within the hours of one of today's events
+    and any item that repeats the one before it (in each case the item before it goes on)."""
     dropped = {}
     everything = [*(item for item, _ in events), *plan.plan]
     for n, i in enumerate(everything):
@@ -597,6 +598,10 @@ def _outline(
             dropped[n] = OTHER_DAY
         elif not _meal_on_time(i.activity, i.time, meal_hours):
             dropped[n] = MEAL_OFF_HOUR
+        elif n >= len(events) and _words(i.activity) & _words(MORNING_ROUTINE) & set(meal_hours):
+            # The routine has breakfast: the host's "09:00 having breakfast at home", after
+            # it, made a breakfast of eight hours until her party (party seed 2s).
+            dropped[n] = MEAL_AGAIN
     if len(dropped) == len(everything):
         dropped = {}  # nothing would be left: better the model's items than none
     for n, why in dropped.items():
@@ -646,8 +651,12 @@ def _is_one_of(item: PlanItem, events: Sequence[str]) -> bool:
 
 
 def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]) -> bool:
-    words = set(re.findall(r"[a-z]+", activity.lower()))
+    words = _words(activity)
     return all(start <= at <= end for meal, (start, end) in meal_hours.items() if meal in words)
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"[a-z]+", text.lower()))
 
 
 def with_morning_routine(items: list[str], wake: str, routine: str) -> list[PlanItem]:
