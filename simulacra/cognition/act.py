@@ -50,7 +50,7 @@ def place_action(
     agent: Mind,
     *,
     now: str,
-    here: str,
+    here: str | None,
     activity: str,
     minutes: int,
     places: list[str],
@@ -60,7 +60,8 @@ def place_action(
     settled: Sequence[str] = (),
 ) -> Placed:
     """Where ``activity`` happens, as a part of ``purpose`` (the block it is a step of) if
-    given, and the event it makes there. ``known`` keeps the latest ``PLACED_KEPT`` placed.
+    given, and the event it makes there; ``here``, the room the agent is in, is said if given.
+    ``known`` keeps the latest ``PLACED_KEPT`` placed.
 
     Nothing is asked for an activity ``known`` as a part of the same block at a place among
     ``places``: it goes there again, as a habit (a resident's day repeats its steps: a fifth

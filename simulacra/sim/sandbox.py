@@ -96,11 +96,19 @@ class Sandbox:
                 place=at_home, purpose=purpose or "", known=r.placed,
             )  # fmt: skip
         tile = self.state.tile_of(r.name)
-        options = self.places.candidates(r, purpose or activity, tile, within, context, now)
+        # A block's first step (``purpose``, its block) is not told where the resident is:
+        # told, the 1.5B named the room's kind for a new block and stayed, so Maria streamed
+        # games at the classroom's blackboard and Klaus's lunch break was at the library's
+        # bookshelves (every sample of their eval cases; untold, 3 of 5 home and 5 of 5 the
+        # lounge, stop 67). A later step is, since it goes on where its block is.
+        first = purpose is not None
+        options = self.places.candidates(
+            r, purpose or activity, tile, within, context, now, say_here=not first
+        )
         return place_action(
             r.agent,
             now=gametime.describe(now),
-            here=self.room(r),
+            here=None if first else self.room(r),
             activity=activity,
             purpose=purpose,
             minutes=minutes,
