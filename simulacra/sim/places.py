@@ -99,8 +99,6 @@ class PlaceChooser:
         within: str | None = None,
         context: Sequence[str] = (),
         now: datetime | None = None,
-        *,
-        say_here: bool = True,
     ) -> Candidates:
         """The places offered for ``activity``: those of the one building or room it names, or
         else the first of ``context`` that names one (its block's words, its plan item's), or
@@ -111,8 +109,7 @@ class PlaceChooser:
         after a talk went to the college's lounge, its block's later steps with it (seed 2g).
         The best place of a building or room that ``activity`` names, and the best in the
         resident's workplace, usual places, home room and home, are always among them; at
-        ``now``, of the buildings open to the resident only. The notes say which are in the
-        room the resident is in unless not ``say_here`` (see ``Sandbox._place``)."""
+        ``now``, of the buildings open to the resident only."""
         known = r.spatial.known_objects()
         known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
         known = [p for p in known if self.allowed(r.name, p)]
@@ -184,7 +181,7 @@ class PlaceChooser:
         for place in chosen:
             sector = split_address(place)[0]
             at_home, at_work = sector == home, sector == work
-            now_here = say_here and bool(room and _in(place, room))
+            now_here = bool(room and _in(place, room))
             if at_home or at_work or now_here:
                 notes[place] = PHRASES.text("note", home=at_home, work=at_work, here=now_here)
         # In a fixed order, not by score: the steps of one block are offered the same places,

@@ -99,12 +99,11 @@ class Sandbox:
         # A block's first step (``purpose``, its block) is not told where the resident is:
         # told, the 1.5B named the room's kind for a new block and stayed, so Maria streamed
         # games at the classroom's blackboard and Klaus's lunch break was at the library's
-        # bookshelves (every sample of their eval cases; untold, 3 of 5 home and 5 of 5 the
-        # lounge, stop 67). A later step is, since it goes on where its block is.
+        # bookshelves (every sample of their eval cases; untold, 4 of 5 home and 5 of 5 the
+        # lounge, stop 67). A later step is, since it goes on where its block is. The notes
+        # still mark where they are: the list is the prefix the block's later steps reuse.
         first = purpose is not None
-        options = self.places.candidates(
-            r, purpose or activity, tile, within, context, now, say_here=not first
-        )
+        options = self.places.candidates(r, purpose or activity, tile, within, context, now)
         return place_action(
             r.agent,
             now=gametime.describe(now),
