@@ -28,6 +28,7 @@ from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
 from simulacra.wording import bare_words, longest_run, mostly_in
+from simulacra.world.names import words
 
 NEW_DAY = template_beside(__file__, "new_day")
 DAY_PLAN = template_beside(__file__, "day_plan")
@@ -598,7 +599,7 @@ def _outline(
             dropped[n] = OTHER_DAY
         elif not _meal_on_time(i.activity, i.time, meal_hours):
             dropped[n] = MEAL_OFF_HOUR
-        elif n >= len(events) and _words(i.activity) & _words(MORNING_ROUTINE) & set(meal_hours):
+        elif n >= len(events) and words(i.activity) & words(MORNING_ROUTINE) & set(meal_hours):
             # The routine has breakfast: the host's "09:00 having breakfast at home", after
             # it, made a breakfast of eight hours until her party (party seed 2s).
             dropped[n] = MEAL_AGAIN
@@ -651,12 +652,8 @@ def _is_one_of(item: PlanItem, events: Sequence[str]) -> bool:
 
 
 def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]) -> bool:
-    words = _words(activity)
-    return all(start <= at <= end for meal, (start, end) in meal_hours.items() if meal in words)
-
-
-def _words(text: str) -> set[str]:
-    return set(re.findall(r"[a-z]+", text.lower()))
+    said = words(activity)
+    return all(start <= at <= end for meal, (start, end) in meal_hours.items() if meal in said)
 
 
 def with_morning_routine(items: list[str], wake: str, routine: str) -> list[PlanItem]:
