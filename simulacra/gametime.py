@@ -185,6 +185,13 @@ def before_when(text: str) -> str:
 
 # An "HH:MM" in hhmm's text.
 HHMM = re.compile(r"\b(?:[01]\d|2[0-3]):[0-5]\d\b")
+
+
+def hours_named(text: str) -> list[str]:
+    """The "HH:MM" times ``text`` names ("from 5pm to 7pm": 17:00 and 19:00)."""
+    return [m[0] for m in HHMM.finditer(hhmm(text))]
+
+
 # Where "when" begins: a date, an "HH:MM" (after hhmm) or a word for a day.
 _WHEN = (
     _DATED,

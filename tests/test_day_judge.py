@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import time
 from pathlib import Path
 
 import pytest
@@ -315,8 +316,40 @@ def test_a_dated_event_held_on_another_day(text, day, broken):
         "plan for Monday February 13: 08:00 working; 19:00 preparing for the party",
     ]
     events = dated_events(written, 2023)
-    assert events == {"party": {at(14, "00:00").date()}}
+    assert events.days == {"party": {at(14, "00:00").date()}}
     assert (other_day(text, at(day, "12:00").date(), events) is not None) is broken
+
+
+@pytest.mark.parametrize(
+    ("text", "clock", "broken"),
+    [  # the host on her party's day (party seed 2u), the party from 17:00
+        ("cleaning up after the party", "09:35", True),
+        ("serving drinks to the party guests", "10:00", True),
+        ("greeting the party guests", "16:40", False),  # a little early is its own
+        ("hosting the Valentine's Day party at Hobbs Cafe", "17:00", False),
+        ("cleaning up after the party", "19:10", False),
+        ("decorating the cafe for the party", "09:35", False),
+        ("setting up the tables for the party", "10:00", False),
+        ("serving the morning customers", "09:35", False),
+        ("providing information about the party", "11:30", False),  # seed 3m
+    ],
+)
+def test_a_dated_event_held_before_its_hour(text, clock, broken):
+    events = dated_events(["a party at Hobbs Cafe on February 14th from 5pm to 7pm"], 2023)
+    assert events.starts == {("party", at(14, "00:00").date()): time(17, 0)}
+    assert (other_day(text, at(14, clock), events) is not None) is broken
+
+
+def test_the_judge_holds_an_event_to_the_hour_the_run_wrote(tmp_path):
+    day = Day(at(14, "09:00"), at(14, "10:00"))
+    party = "throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"
+    day.remembers(ISABELLA, at(14, "09:00"), "plan", party)
+    day.does(ISABELLA, at(14, "09:00"), "decorating the cafe for the party", CAFE)
+    day.does(ISABELLA, at(14, "09:30"), "cleaning up after the party", CAFE)
+    result = evaluate_days(day.write(tmp_path / "run"))
+    found = [f for f in result.findings if f.kind == FindingKind.OTHER_DAY]
+    assert [f.text for f in found] == ["cleaning up after the party"]
+    assert "17:00" in found[0].why
 
 
 def test_the_judge_dates_events_by_what_the_run_wrote(tmp_path):

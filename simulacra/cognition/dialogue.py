@@ -16,7 +16,7 @@ from pydantic import ValidationInfo, field_validator
 
 from simulacra import gametime
 from simulacra.cognition.address import names_self, speaks_of
-from simulacra.cognition.plan import events_ahead, hours_named
+from simulacra.cognition.plan import events_ahead
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
@@ -198,7 +198,9 @@ def _next_line(
         """An event brought up is said with its hour: told of the party without one, Klaus
         never came (an early party run; respond's case of the opening)."""
         topic = getattr(answer, "topic", None)
-        if topic not in events or set(hours_named(answer.says)) & set(hours_named(topic)):
+        if topic not in events:
+            return True
+        if set(gametime.hours_named(answer.says)) & set(gametime.hours_named(topic)):
             return True
         reject(UNTIMED_EVENT, answer.says)
         return False
@@ -416,17 +418,17 @@ def _names_event(text: str, event: str) -> bool:
 def _spoken_of(event: str, texts: Sequence[str]) -> bool:
     """Whether one of ``texts`` tells of ``event``: names one of its hours and a run of its
     words."""
-    hours = set(hours_named(event))
-    return any(hours & set(hours_named(t)) and _names_event(t, event) for t in texts)
+    hours = set(gametime.hours_named(event))
+    return any(hours & set(gametime.hours_named(t)) and _names_event(t, event) for t in texts)
 
 
 def _hours_wrong(words: str, events: Sequence[str]) -> bool:
     """A sentence that names one of ``events`` at an hour it does not have: Klaus, who knew
     the party was from 5pm to 7pm, asked Maria to it "5pm to 8pm" (party seed 3y, Monday
     13:25). "5-7 PM" names 19:00 alone, which the party has."""
-    timed = [(event, set(hours)) for event in events if (hours := hours_named(event))]
+    timed = [(event, set(hours)) for event in events if (hours := gametime.hours_named(event))]
     for sentence in _sentences(words):
-        named = set(hours_named(sentence))
+        named = set(gametime.hours_named(sentence))
         if named and any(not named <= h and _names_event(sentence, e) for e, h in timed):
             return True
     return False

@@ -89,7 +89,7 @@ def event_item_for(**variables: Any) -> type[Answer]:
     17:00 to 19:00" at 05:30 or 20:00 in 2 samples of 10)."""
     first = variables.get("first_time") or _default_wake_options(variables)[0]
     times = plan_times(first, variables["usual_sleep"])
-    named = hours_named(variables["event"])
+    named = gametime.hours_named(variables["event"])
     if named:
         earliest = datetime.combine(date(2000, 1, 1), time.fromisoformat(min(named)))
         around = [t for t in times if f"{earliest - timedelta(hours=1):%H:%M}" <= t <= max(named)]
@@ -114,7 +114,7 @@ def _events_of_today(texts: Sequence[str], today: str, *, written_today: bool = 
     in 3 of 5 samples however the item is asked for (event_item.prompt.toml). Such a part
     still reaches the day plan, in what the resident is up to and has made up their mind to."""
     parts = gametime.parts_of_today(texts, today, written_today=written_today)
-    return [part for part in parts if hours_named(part)]
+    return [part for part in parts if gametime.hours_named(part)]
 
 
 def _event_sources(agent: Mind, midnight: datetime, resolutions: Sequence[str]) -> list[str]:
@@ -137,7 +137,7 @@ def events_ahead(agent: Mind, now: datetime) -> list[str]:
     noted = phrases_beside(__file__, "dialogue").text("planning", name=agent.name, note="")
     ahead = []
     for part in gametime.parts_to_come(_event_sources(agent, midnight, resolutions), today):
-        hours = hours_named(part)
+        hours = gametime.hours_named(part)
         if hours and (_on_a_later_day(part, today) or hours[-1] > clock):
             ahead.append(part.removeprefix(noted.strip()).strip())
     return _one_at_a_time(list(dict.fromkeys(ahead)))
@@ -153,16 +153,11 @@ def _one_at_a_time(events: list[str]) -> list[str]:
     kept: list[str] = []
     spans: list[list[str]] = []  # the hours each kept event names
     for event in events:
-        hours = hours_named(event)
+        hours = gametime.hours_named(event)
         if not any(h[0] == hours[0] or h[0] < hours[0] < h[-1] for h in spans):
             kept.append(event)
             spans.append(hours)
     return kept
-
-
-def hours_named(text: str) -> list[str]:
-    """The "HH:MM" times ``text`` names ("from 5pm to 7pm": 17:00 and 19:00)."""
-    return [m[0] for m in gametime.HHMM.finditer(gametime.hhmm(text))]
 
 
 def plan_times(first: str, bedtime: str) -> list[str]:
@@ -328,7 +323,7 @@ def _events_put_back(before: str, currently: str, today: str) -> str:
 def _holds(part: str, event: str) -> bool:
     """Whether ``part`` says ``event`` mostly word for word ("hosting" for "throwing"), and
     at all the hours it names."""
-    hours = set(hours_named(event)) <= set(hours_named(part))
+    hours = set(gametime.hours_named(event)) <= set(gametime.hours_named(part))
     return hours and mostly_in(bare_words(event), bare_words(part), share=_HELD_SHARE)
 
 
@@ -441,7 +436,7 @@ def _event_item(
     is nothing to do (its call logs it). An event of the resident's own doing is its item in
     its own words, unasked."""
     life = agent.persona.lifestyle
-    named = hours_named(event)
+    named = gametime.hours_named(event)
     item = _own_item(agent.name, event, named, plan_times(first_time, f"{life.sleep:%H:%M}"))
     if item is None:
         answer = agent.ask(
@@ -624,7 +619,7 @@ def _events_later(sources: Sequence[str], today: str) -> list[str]:
     return [
         part
         for part in gametime.parts_to_come(sources, today)
-        if hours_named(part) and _on_a_later_day(part, today)
+        if gametime.hours_named(part) and _on_a_later_day(part, today)
     ]
 
 
@@ -643,7 +638,7 @@ _EVENT_RUN = 5
 def _is_one_of(item: PlanItem, events: Sequence[str]) -> bool:
     mine = bare_words(item.activity)
     for event in events:
-        hours = hours_named(event)
+        hours = gametime.hours_named(event)
         if not (item.time == hours[0] or hours[0] <= item.time < hours[-1]):
             continue
         if longest_run(mine, bare_words(event)) >= _EVENT_RUN:
@@ -895,7 +890,7 @@ def plan_news(agent: Mind, plan: DayPlan | None, note: str, now: datetime) -> li
     added = []
     events = _events_of_today([note], today, written_today=True)
     for event in events[: agent.settings.plan.events_max]:
-        if set(hours_named(event)) & planned:
+        if set(gametime.hours_named(event)) & planned:
             continue  # an event whose hour the plan holds already: no call
         asked = _event_item(agent, event, today, f"{plan.wake:%H:%M}")
         if asked is None or asked[0].time in planned:

@@ -175,7 +175,7 @@ def _judge_phrase(found, log, events, name, time, day, source, text, shown: str 
     if not prompt:  # the prompt's words make it no phrase at all: counted once
         why = wording.not_doing(text, log.names)
         found.add(FindingKind.NOT_DOING, name, time, source, label, why, text)
-    why = other_day(text, day, events)
+    why = other_day(text, time if time.date() == day else day, events)
     found.add(FindingKind.OTHER_DAY, name, time, source, label, why, text)
 
 
