@@ -110,11 +110,7 @@ class PlaceChooser:
         The best place of a building or room that ``activity`` names, and the best in the
         resident's workplace, usual places, home room and home, are always among them; at
         ``now``, of the buildings open to the resident only."""
-        known = r.spatial.known_objects()
-        known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
-        known = [p for p in known if self.allowed(r.name, p)]
-        if now is not None:
-            known = [p for p in known if self.is_open_to(r.name, p, now)]
+        known = self._known(r, now)
         home = split_address(r.persona.home)[0]
         said = _places_named(activity, known, home)  # also always offered, below
         for named in (said, *(_places_named(words, known, home) for words in context)):
@@ -128,24 +124,7 @@ class PlaceChooser:
             return Candidates([only], {}, _settled([only], home))
         self._embed(known)
         query = self.embedder.embed_one(activity)
-
-        def best_for_one(places: list[str]) -> bool:
-            best = min(places, key=lambda p: (-float(self._vectors[p] @ query), p))
-            return self._one_of(best)
-
-        # A room for one is offered for what it is for: where a place in it suits the activity
-        # best of all, and then from another building where the block's has none (unless the
-        # activity names its building). Offered the cafe's restroom for "taking another break"
-        # and "reviewing their progress", which suit its armchairs and notice board better,
-        # the 1.5B kept Klaus at its toilet for half an hour; and "taking a shower" in a block
-        # at the college, which has no bathroom, went to its coffee urn (party seed 2, stop 66).
-        inside = [p for p in known if _in(p, within)] if within else []
-        for_one = best_for_one(known)
-        if inside and (said or not for_one or any(self._one_of(p) for p in inside)):
-            known = inside
-            for_one = best_for_one(known)
-        if not for_one:
-            known = [p for p in known if not self._one_of(p)] or known
+        known = self._rooms_for_one_kept(known, query, within, bool(said))
         room = f"{here.sector}: {here.arena}" if here.arena else None
         # A room for one is used and left, not stayed in: Klaus, placed in the cafe's
         # restroom to check his phone, wrote his paper at its toilet for the next hour, each
@@ -163,20 +142,9 @@ class PlaceChooser:
             return s
 
         ranked = sorted(known, key=lambda p: (-score(p), p))
-        # A cafe owner's "working at the counter" must be placeable at the cafe even if a pub
-        # scores higher, and "having a coffee at Hobbs Cafe" at the cafe; and a place the
-        # resident usually goes to, where their habits put their days (Klaus writes at Hobbs
-        # Cafe in the afternoon). Ranked alone, "writing a research paper on the effects of
-        # gentrification in low-income communities" offered the community garden's shed and
-        # the bathroom sink and neither the library nor a table at the cafe; he wrote at the
-        # shed for two hours (party seeds 1p and 1q).
-        usual = (r.persona.workplace or "", *r.persona.usual_places)
-        must: list[str] = []
-        for within_place in (*sorted(said), *usual, r.persona.home, home):
-            best = next((p for p in ranked if within_place and _in(p, within_place)), None)
-            if best is not None and best not in must:
-                must.append(best)
-        chosen = (must + [p for p in ranked if p not in must])[: self.settings.place_choices]
+        persona = r.persona
+        wheres = (*sorted(said), persona.workplace or "", *persona.usual_places, persona.home, home)
+        chosen = _best_of_each(ranked, wheres)[: self.settings.place_choices]
         notes = {}
         for place in chosen:
             sector = split_address(place)[0]
@@ -187,6 +155,42 @@ class PlaceChooser:
         # In a fixed order, not by score: the steps of one block are offered the same places,
         # and the same list is a prefix the KV cache keeps between an agent's calls.
         return Candidates(sorted(chosen), notes, _settled(chosen, home))
+
+    def _known(self, r: Resident, now: datetime | None) -> list[str]:
+        """The objects ``r`` knows, and the rooms they know with none known in them, that they
+        may use (at ``now``, in the buildings open to them)."""
+        known = r.spatial.known_objects()
+        known += [a for a in r.spatial.known_arenas() if not r.spatial.known_objects(a)]
+        known = [p for p in known if self.allowed(r.name, p)]
+        if now is not None:
+            known = [p for p in known if self.is_open_to(r.name, p, now)]
+        return known
+
+    def _rooms_for_one_kept(
+        self, known: list[str], query: np.ndarray, within: str | None, said: bool
+    ) -> list[str]:
+        """``known``, narrowed to ``within`` where it fits, less the rooms for one unless one
+        suits the activity best of all.
+
+        A room for one is offered for what it is for: where a place in it suits the activity
+        best of all, and then from another building where the block's has none (unless the
+        activity names its building). Offered the cafe's restroom for "taking another break"
+        and "reviewing their progress", which suit its armchairs and notice board better, the
+        1.5B kept Klaus at its toilet for half an hour; and "taking a shower" in a block at the
+        college, which has no bathroom, went to its coffee urn (party seed 2, stop 66)."""
+
+        def best_for_one(places: list[str]) -> bool:
+            best = min(places, key=lambda p: (-float(self._vectors[p] @ query), p))
+            return self._one_of(best)
+
+        inside = [p for p in known if _in(p, within)] if within else []
+        for_one = best_for_one(known)
+        if inside and (said or not for_one or any(self._one_of(p) for p in inside)):
+            known = inside
+            for_one = best_for_one(known)
+        if not for_one:
+            known = [p for p in known if not self._one_of(p)] or known
+        return known
 
     def _embed(self, places: list[str]) -> None:
         """Compute once the vectors of the ``places`` not embedded yet."""
@@ -222,6 +226,23 @@ def _settled(places: list[str], home: str) -> tuple[str, ...]:
         return ()
     (building,) = buildings
     return (building, "home") if building == home else (building,)
+
+
+def _best_of_each(ranked: list[str], wheres: Sequence[str]) -> list[str]:
+    """The best of ``ranked`` in each of ``wheres`` first (in that order, once each), then the
+    rest by rank. A cafe owner's "working at the counter" must be placeable at the cafe even if
+    a pub scores higher, and "having a coffee at Hobbs Cafe" at the cafe; and a place the
+    resident usually goes to, where their habits put their days (Klaus writes at Hobbs Cafe in
+    the afternoon). Ranked alone, "writing a research paper on the effects of gentrification
+    in low-income communities" offered the community garden's shed and the bathroom sink and
+    neither the library nor a table at the cafe; he wrote at the shed for two hours (party
+    seeds 1p and 1q)."""
+    must: list[str] = []
+    for where in wheres:
+        best = next((p for p in ranked if where and _in(p, where)), None)
+        if best is not None and best not in must:
+            must.append(best)
+    return must + [p for p in ranked if p not in must]
 
 
 def _places_named(text: str, known: list[str], home: str = "") -> set[str]:
