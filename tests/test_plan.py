@@ -571,6 +571,27 @@ def test_an_hour_of_sleep_before_waking_hours_is_asked_again(agent):
     assert at("22:30") == "sleeping"
 
 
+def test_the_routine_s_steps_again_after_it_begin_the_next_hour_early(agent):
+    """bench_town (stops 67 and 68): Maria's routine done by 08:00 and her plan's next item at
+    10:00, the 1.5B wrote "showering" at 08:00 and "getting dressed" at 09:00, and she ran a
+    bath after her shower. Another sample wrote them too, so it is not asked again."""
+    script = agent.model.completer.scripts["hourly_schedule"]
+
+    def routine_again(request):
+        answer = script(request)
+        first, second, third = sorted(answer)[:3]
+        answer.update({first: "showering", second: "getting dressed for the day"})
+        answer[third] = "reading the news"
+        return answer
+
+    agent.model.completer.scripts["hourly_schedule"] = routine_again
+    plan = planning.plan_day(agent, DAY)
+    assert len(agent.model.completer.calls("hourly_schedule")) == 1
+    shown = [b.activity for b in plan.blocks]
+    assert "showering" not in shown and "getting dressed for the day" not in shown
+    assert "reading the news" in shown
+
+
 def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
     """In the eval the 1.5B wrote "working at Hobbs Cafe" at seven times of the day."""
     script = agent.model.completer.scripts["day_plan"]

@@ -178,7 +178,7 @@ def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedd
         if request.variables["name"] != "Maria Lopez":
             return SCRIPTS["hourly_schedule"](request)
         hours = list(request.schema["properties"])
-        return {h: "having breakfast" if h < "09:00" else reading for h in hours}
+        return {h: "checking her email" if h < "09:00" else reading for h in hours}
 
     sim, backend = make_sim(tmp_path, word_embedder, 2.5, {"hourly_schedule": schedule})
     sim.run()
