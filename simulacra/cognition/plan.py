@@ -54,6 +54,12 @@ def is_routine_step(activity: str) -> bool:
     return activity in dict(ROUTINE_STEPS)
 
 
+def _names_a_routine_step(activity: str) -> bool:
+    """Whether a model's activity holds one of the routine's steps ("showering", "getting
+    dressed for the day")."""
+    return any(step in activity.lower() for step in dict(ROUTINE_STEPS))
+
+
 class _DayPlanned(Answer):
     """The fields of day_plan.prompt.toml, with the morning's items and the rest of the day's
     in one plan."""
@@ -514,13 +520,10 @@ def _empty(activities: list[str]) -> list[Rule | None]:
     # 1.5B wrote "showering" at 08:00 and "getting dressed" at 09:00 (bench_town, stops 67
     # and 68; 4 of 5 samples of it), and she ran a bath after her shower.
     for n, activity in enumerate(activities):
-        if why[n] is not None or not any(step in activity.lower() for step in _ROUTINE_WORDS):
+        if why[n] is not None or not _names_a_routine_step(activity):
             break
         why[n] = ROUTINE_AGAIN
     return why
-
-
-_ROUTINE_WORDS = tuple(step for step, _ in ROUTINE_STEPS)
 
 
 def _empty_hours(schedule: Answer, hours: list[str]) -> list[tuple[Rule, str]]:

@@ -100,7 +100,8 @@ def other_day(text: str, when: date | datetime, events: DatedEvents | None = Non
     if named:  # today's own
         return None
     t = plain(text)
-    for noun, days in (events.days if events else {}).items():
+    events = events or DatedEvents()
+    for noun, days in events.days.items():
         if not contains_words(t, f"{noun}|{noun}s"):
             continue
         # Working for it, or after it is over: "buying flowers for the party" the day before,
@@ -110,7 +111,7 @@ def other_day(text: str, when: date | datetime, events: DatedEvents | None = Non
         if today in days:
             # Its own day, before its hour: the host "cleaning up after the party" at 09:35 on
             # the party's day (party seed 2u).
-            start = events.starts.get((noun, today)) if events else None
+            start = events.starts.get((noun, today))
             if at is None or start is None or at + _EARLY >= datetime.combine(today, start):
                 continue
             return f"the {noun} is at {start:%H:%M}, not {at:%H:%M}"
