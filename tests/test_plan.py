@@ -811,3 +811,34 @@ def test_a_step_that_is_an_event_of_another_hour_is_asked_again_then_left_out(ag
     evening = planning.Block(party.activity, nine.replace(hour=17), 120)
     planning.decompose(agent, evening, evening.start, 60, [party])
     assert len(backend.calls("decompose")) == 3 and len(evening.steps) == 3
+
+
+def test_a_step_after_an_event_still_to_come_is_asked_again_then_left_out(agent):
+    """The host's block of serving at 09:00 ended in "cleaning up after the party", her 17:00
+    one (party seeds 2s, 2u and 3m). After the party, or inside its own block, it stays."""
+    backend = agent.model.completer
+    agent.currently = (
+        "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm"
+        " to 7pm."
+    )
+    steps = [
+        {"activity": "serving food and drinks", "minutes": 15},
+        {"activity": "wiping the tables", "minutes": 15},
+        {"activity": "cleaning up after the party", "minutes": 15},
+    ]
+    backend.scripts["decompose"] = lambda request: {"involves": "serving", "steps": steps}
+    for day in (DAY, DAY + timedelta(days=1)):  # the day before it, and its morning
+        nine = datetime.combine(day, time(9))
+        block = planning.Block("serving food and drinks", nine, 120)
+        calls = len(backend.calls("decompose"))
+        planning.decompose(agent, block, nine, 60, [])
+        assert len(backend.calls("decompose")) == calls + 2  # asked again with another seed
+        assert "cleaning up after the party" not in [s.activity for s in block.steps]
+    party_day = DAY + timedelta(days=1)
+    for hour in (17, 19):
+        at = datetime.combine(party_day, time(hour))
+        block = planning.Block("being at Hobbs Cafe", at, 120)
+        calls = len(backend.calls("decompose"))
+        planning.decompose(agent, block, at, 60, [])
+        assert len(backend.calls("decompose")) == calls + 1
+        assert "cleaning up after the party" in [s.activity for s in block.steps]

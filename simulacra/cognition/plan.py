@@ -794,12 +794,18 @@ def decompose(
         steps = _routine_rest(block)
     else:
         elsewhere = [e.activity for e in events if not _in_block(e, block)]
+        to_come = _events_after(agent, now, end)
+
+        def out_of_time(steps: Sequence[Any], *, logged: bool = False) -> list[str]:
+            early = _events_early(steps, elsewhere, logged=logged)
+            return early + _after_events(steps, to_come, logged=logged)
+
         answer = ask_until(
             agent,
             DECOMPOSE,
-            lambda a: not _events_early(a.steps, elsewhere, logged=True),
+            lambda a: not out_of_time(a.steps, logged=True),
             agent.settings.plan.decompose_attempts,
-            rank=lambda a: -len(_events_early(a.steps, elsewhere)),
+            rank=lambda a: -len(out_of_time(a.steps)),
             now=gametime.describe(now),
             start=f"{start:%H:%M}",
             end=f"{end:%H:%M}",
@@ -807,7 +813,7 @@ def decompose(
             activity=block.activity,
             context="",
         )
-        early = _events_early(answer.steps, elsewhere)
+        early = out_of_time(answer.steps)
         steps = [(s.activity, s.minutes) for s in answer.steps if s.activity not in early]
         steps = steps or [(block.activity, total)]
     t = start
@@ -848,6 +854,55 @@ def _events_early(
 
 # The share of a step's words, in their order, that are an event's for it to be the event.
 _EVENT_SHARE = 0.8
+
+AFTER_EVENT = rule(
+    "plan.after_event",
+    'a step after an event still to come, "cleaning up after the party" at 09:35 (asked '
+    "again, else left out)",
+)
+
+
+def _events_after(agent: Mind, now: datetime, end: datetime) -> list[str]:
+    """The events the resident knows of that begin after ``end``, today or on a day ahead."""
+    today = gametime.day(now)
+    return [
+        event
+        for event in events_ahead(agent, now)
+        if _on_a_later_day(event, today) or gametime.hours_named(event)[0] >= f"{end:%H:%M}"
+    ]
+
+
+def _after_events(
+    steps: Sequence[Any], events: Sequence[str], *, logged: bool = False
+) -> list[str]:
+    """The steps that follow one of ``events``, which are still to come: the host's block
+    "serving food and drinks" at 09:00 ended in "cleaning up after the party", her 17:00 one,
+    in three of the four party runs judged at stop 68 (seeds 2s, 2u, 3m). Its 80% share of the
+    event's words does not catch it (see _events_early): one word names the event here."""
+    heads = {head for head in map(_head, events) if head}
+    late = [
+        s.activity
+        for s in steps
+        if any(re.search(rf"\bafter (?:\w+ ){{0,3}}{head}\b", _plain(s.activity)) for head in heads)
+    ]
+    for activity in late if logged else ():
+        reject(AFTER_EVENT, activity)
+    return late
+
+
+# Where an event's words turn from what it is to where, when or with whom.
+_EVENT_ENDS = re.compile(r"\b(?:at|on|from|with|in|this|tomorrow|today)\b")
+
+
+def _head(event: str) -> str:
+    """The word that names ``event``, its last before where, when or with whom: "party" of
+    "throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"."""
+    what = _EVENT_ENDS.split(_plain(event), maxsplit=1)[0].split()
+    return what[-1] if what else ""
+
+
+def _plain(text: str) -> str:
+    return " ".join(bare_words(text))
 
 
 def _routine_rest(block: Block) -> list[tuple[str, int]]:
