@@ -204,6 +204,8 @@ def test_an_assistant_s_answer_is_told_from_a_person_s(line, assistant):
         ("morning routine", "not a verb"),
         ("still writing a research paper", None),  # seeds 1p and 1q's plans
         ("still", "not a verb"),
+        ("occasionally assisting customers", None),  # an adverb, then the doing
+        ("occasionally", "not a verb"),
         ("preparing food and serves customers", "two verb forms"),
         ("setting up the tables and", "cut short"),
         ("brewing coffee", None),

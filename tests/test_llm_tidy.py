@@ -21,6 +21,13 @@ from simulacra.llm.tidy import as_activity
         ("meal", "having a meal"),
         ("at the cafe", "at the cafe"),
         ("stops and waits for Isabella", "stopping and waiting for Isabella"),
+        # a modal alone ("maying occasionally assist", party seed 3, stop 69) and an adverb
+        # first: the doing is the verb after it
+        ("may occasionally assist customers", "occasionally assisting customers"),
+        ("will start decorating the cafe", "starting decorating the cafe"),
+        ("quickly finishing her coffee", "quickly finishing her coffee"),
+        ("mostly serves coffee", "mostly serving coffee"),
+        ("still writing his paper", "still writing his paper"),
         # a doing gone on in another form (party seed 3m), and what stays: plural nouns
         (
             "working on a research paper and takes breaks",

@@ -106,6 +106,12 @@ def is_s_verb(word: str) -> bool:
 
 
 @cache
+def is_adverb(word: str) -> bool:
+    """An adverb by the lexicon, and no verb ("quickly", not "still")."""
+    return not _verb_lemmas(word) and "ADV" in getAllLemmas(word)
+
+
+@cache
 def is_noun(word: str) -> bool:
     return "NOUN" in getAllLemmas(word)
 
@@ -132,8 +138,10 @@ def not_doing(activity: str, names: Iterable[str]) -> str | None:
     tokens = _WORD.findall(plain(activity))
     if not tokens:
         return "no words"
-    # "still writing his paper" goes on with a doing: read as one, it is one.
-    first = tokens[1] if tokens[0] in words.lasting and len(tokens) > 1 else tokens[0]
+    # "still writing his paper", "occasionally assisting customers" go on with a doing: read
+    # as one, it is one.
+    before = tokens[0] in words.lasting or is_adverb(tokens[0])
+    first = tokens[1] if before and len(tokens) > 1 else tokens[0]
     if first not in words.starts and not is_ing_verb(first):
         return f"starts with {first!r}, not a verb's -ing form"
     if len(tokens) == 1 and is_noun(first) and first not in words.alone:

@@ -21,9 +21,12 @@ _LEADING = re.compile(r"^(?:[A-Z][\w'.-]*\s+){0,3}(?:is|are|was|will be)\s+", re
 _PRONOUN = re.compile(r"^(?:I|I'm|I am|[Hh]e|[Ss]he|[Tt]hey|[Ww]e)(?:'s|'re| is| are)?\s+(?=[a-z])")
 # A subject with a modal before a bare verb: "Isabella will start decorating the cafe" (a run
 # turned it into "isabellaing will start…"), "she wants to read".
+# Or a modal alone: "may occasionally assist customers" became "maying occasionally assist
+# customers" (party seed 3, stop 69).
 _MODAL = re.compile(
-    r"^(?:(?:[A-Z][\w'.-]*\s+){1,3}|(?:[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+)"
-    r"(?:will|would|can|could|should|may|might|must|is going to|plans to|wants to)\s+(?=[a-z])"
+    r"^(?:(?:(?:[A-Z][\w'.-]*\s+){1,3}|(?:[Hh]e|[Ss]he|[Tt]hey|[Ww]e)\s+)"
+    r"(?:will|would|can|could|should|may|might|must|is going to|plans to|wants to)"
+    r"|(?:[Ww]ill|[Ww]ould|[Cc]an|[Cc]ould|[Ss]hould|[Mm]ay|[Mm]ight|[Mm]ust))\s+(?=[a-z])"
 )
 # A subject of one to three capitalised words before a verb in the third person.
 _SUBJECT = re.compile(r"^(?:[A-Z](?![a-z]*ing\b)[\w'.-]*\s+){1,3}(?=[a-z]+s\b)")
@@ -153,6 +156,10 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:
         text = repair(LOWERCASE, text, lambda t: word + t[len(first) :] if first.isalpha() else t)
         return _one_form(text)
+    if _adverb(word) and _verb_lemmas(rest.split(" ", 1)[0]):
+        # "quickly finishing her coffee", "occasionally assist customers": the doing is the
+        # verb after it ("quicklying" and "occasionallying" by the rule below)
+        return f"{word} {as_activity(rest)}"
     if word.endswith(_NOUN_ENDINGS):
         # "physics class", not "physiccing class"
         return repair(NOUN, text, lambda t: f"doing {word}{t[len(first) :]}")
@@ -232,6 +239,11 @@ _FOOD = _MEALS | {"water", "juice", "milk", "cereal", "toast", "sandwich", "sala
 def _verb_lemmas(word: str) -> tuple[str, ...]:
     """The verbs ``word`` is a form of, by the dictionary: none for "chess" or "Hobbs"."""
     return getAllLemmas(word, upos="VERB").get("VERB", ())
+
+
+def _adverb(word: str) -> bool:
+    """An adverb by the dictionary, and no verb: "quickly", not "still" (to still a voice)."""
+    return not _verb_lemmas(word) and "ADV" in getAllLemmas(word)
 
 
 def _noun_only(word: str) -> bool:
