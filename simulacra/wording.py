@@ -12,6 +12,11 @@ def bare_words(text: str) -> list[str]:
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
 
 
+def bare_text(text: str) -> str:
+    """``text``'s bare words, one space apart: what a pattern of words is matched against."""
+    return " ".join(bare_words(text))
+
+
 def mostly_in(words: list[str], other: list[str], share: float) -> bool:
     """Whether at least ``share`` of ``words`` are ``other``'s, in their order."""
     blocks = difflib.SequenceMatcher(None, words, other, autojunk=False).get_matching_blocks()

@@ -24,7 +24,7 @@ from simulacra.llm.repairs import Rule, reject, repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
-from simulacra.wording import bare_words, longest_run, mostly_in
+from simulacra.wording import bare_text, bare_words, longest_run, mostly_in
 
 RESPOND = template_beside(__file__, "respond")
 AFTER_CHAT = template_beside(__file__, "after_chat")
@@ -370,10 +370,6 @@ _ECHO_WORDS = 5
 _ECHO_SHARE = 0.8
 
 
-def _bare(text: str) -> str:
-    return " ".join(bare_words(text))
-
-
 def _sentences(words: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+", words)
 
@@ -384,11 +380,11 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
     Maria's invitation with its second half ("could meet me at Hobbs Cafe on Valentine's Day.
     It would be a great..."), and both went on asking "Could you please give me some tips on
     studying?" behind new greetings."""
-    said = _bare(words)
+    said = bare_text(words)
     sentences = [bare_words(s) for s in _sentences(words)]
     sentences = [s for s in sentences if len(s) >= _ECHO_WORDS]
     for text in texts:
-        before = _bare(text)
+        before = bare_text(text)
         their_words = before.split()
         if any(mostly_in(sentence, their_words, _ECHO_SHARE) for sentence in sentences):
             return True

@@ -27,7 +27,7 @@ from simulacra.llm.schema import Answer
 from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
-from simulacra.wording import bare_words, longest_run, mostly_in
+from simulacra.wording import bare_text, bare_words, longest_run, mostly_in
 from simulacra.world.names import words
 
 NEW_DAY = template_beside(__file__, "new_day")
@@ -868,7 +868,8 @@ def _events_after(agent: Mind, now: datetime, end: datetime) -> list[str]:
     return [
         event
         for event in events_ahead(agent, now)
-        if _on_a_later_day(event, today) or gametime.hours_named(event)[0] >= f"{end:%H:%M}"
+        if _on_a_later_day(event, today)
+        or datetime.combine(now.date(), time.fromisoformat(gametime.hours_named(event)[0])) >= end
     ]
 
 
@@ -883,7 +884,9 @@ def _after_events(
     late = [
         s.activity
         for s in steps
-        if any(re.search(rf"\bafter (?:\w+ ){{0,3}}{head}\b", _plain(s.activity)) for head in heads)
+        if any(
+            re.search(rf"\bafter (?:\w+ ){{0,3}}{head}\b", bare_text(s.activity)) for head in heads
+        )
     ]
     for activity in late if logged else ():
         reject(AFTER_EVENT, activity)
@@ -897,12 +900,8 @@ _EVENT_ENDS = re.compile(r"\b(?:at|on|from|with|in|this|tomorrow|today)\b")
 def _head(event: str) -> str:
     """The word that names ``event``, its last before where, when or with whom: "party" of
     "throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"."""
-    what = _EVENT_ENDS.split(_plain(event), maxsplit=1)[0].split()
+    what = _EVENT_ENDS.split(bare_text(event), maxsplit=1)[0].split()
     return what[-1] if what else ""
-
-
-def _plain(text: str) -> str:
-    return " ".join(bare_words(text))
 
 
 def _routine_rest(block: Block) -> list[tuple[str, int]]:
