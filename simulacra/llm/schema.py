@@ -135,10 +135,12 @@ def _after_lead(phrase: str, rest: int) -> str:
 # Within a number only: a comma before any digit let a step's minutes into its words ("in the
 # bathroom,20 minutes", a morning run). A digit, its comma and the next digit are one unit of
 # the bound: a phrase may have three times the units' length. No markdown's "*": a step began
-# "*" once its first word, a doubled "is", was tidied away (CI, stop 48).
+# "*" once its first word, a doubled "is", was tidied away (CI, stop 48). No brackets: they
+# are the prompts' notes, and the host's plan for the 14th copied one, "19:00 still planning
+# for the party at Hobbs Cafe on February 14th (today)" (party seed 3, stop 69).
 _FIRST_WORD = 16
 _ACTIVITY_UNIT = (
-    r'([^",*\\\x00-\x1f\x7f]|[0-9],[0-9])'  # a group: llama.cpp's converter has no "(?:"
+    r'([^",*()\\\x00-\x1f\x7f]|[0-9],[0-9])'  # a group: llama.cpp's converter has no "(?:"
 )
 
 
