@@ -334,6 +334,8 @@ def test_a_dated_event_held_on_another_day(text, day, broken):
         ("setting up the tables for the party", "10:00", False),
         ("serving the morning customers", "09:35", False),
         ("providing information about the party", "11:30", False),  # seed 3m
+        ("wrapping up the party", "11:35", True),  # seed 3, stop 69: its end, hours early
+        ("wrapping gifts for the party", "11:35", False),
     ],
 )
 def test_a_dated_event_held_before_its_hour(text, clock, broken):
