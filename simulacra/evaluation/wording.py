@@ -140,7 +140,9 @@ def not_doing(activity: str, names: Iterable[str]) -> str | None:
         return "no words"
     # "still writing his paper", "occasionally assisting customers" go on with a doing: read
     # as one, it is one.
-    before = tokens[0] in words.lasting or is_adverb(tokens[0])
+    # Not "in the classroom": "in" is an adverb too, and a place's word starts a doing.
+    adverb = len(tokens) > 1 and is_adverb(tokens[0]) and is_ing_verb(tokens[1])
+    before = tokens[0] in words.lasting or adverb
     first = tokens[1] if before and len(tokens) > 1 else tokens[0]
     if first not in words.starts and not is_ing_verb(first):
         return f"starts with {first!r}, not a verb's -ing form"
