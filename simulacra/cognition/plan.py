@@ -880,14 +880,11 @@ def _after_events(
     "serving food and drinks" at 09:00 ended in "cleaning up after the party", her 17:00 one,
     in three of the four party runs judged at stop 68 (seeds 2s, 2u, 3m). Its 80% share of the
     event's words does not catch it (see _events_early): one word names the event here."""
-    heads = {head for head in map(_head, events) if head}
-    late = [
-        s.activity
-        for s in steps
-        if any(
-            re.search(rf"\bafter (?:\w+ ){{0,3}}{head}\b", bare_text(s.activity)) for head in heads
-        )
-    ]
+    heads = sorted({head for head in map(_head, events) if head})
+    if not heads:
+        return []
+    after = re.compile(rf"\bafter (?:\w+ ){{0,3}}(?:{'|'.join(heads)})\b")
+    late = [s.activity for s in steps if after.search(bare_text(s.activity))]
     for activity in late if logged else ():
         reject(AFTER_EVENT, activity)
     return late

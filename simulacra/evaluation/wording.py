@@ -18,7 +18,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.vocabulary import vocabulary
-from simulacra.llm.tidy import is_participle
+from simulacra.llm.tidy import is_adverb, is_participle
 from simulacra.world.names import where_said
 from simulacra.world.tree import split_address
 
@@ -103,12 +103,6 @@ def is_ing_verb(word: str) -> bool:
 def is_s_verb(word: str) -> bool:
     """A verb in its third-person "-s" form ("serves", "drinks")."""
     return any(word in getInflection(lemma, tag="VBZ") for lemma in _verb_lemmas(word))
-
-
-@cache
-def is_adverb(word: str) -> bool:
-    """An adverb by the lexicon, and no verb ("quickly", not "still")."""
-    return not _verb_lemmas(word) and "ADV" in getAllLemmas(word)
 
 
 @cache

@@ -156,7 +156,7 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:
         text = repair(LOWERCASE, text, lambda t: word + t[len(first) :] if first.isalpha() else t)
         return _one_form(text)
-    if _adverb(word) and _verb_lemmas(rest.split(" ", 1)[0]):
+    if is_adverb(word) and _verb_lemmas(rest.split(" ", 1)[0]):
         # "quickly finishing her coffee", "occasionally assist customers": the doing is the
         # verb after it ("quicklying" and "occasionallying" by the rule below)
         return f"{word} {as_activity(rest)}"
@@ -241,8 +241,9 @@ def _verb_lemmas(word: str) -> tuple[str, ...]:
     return getAllLemmas(word, upos="VERB").get("VERB", ())
 
 
-def _adverb(word: str) -> bool:
-    """An adverb by the dictionary, and no verb: "quickly", not "still" (to still a voice)."""
+def is_adverb(word: str) -> bool:
+    """An adverb by the dictionary, and no verb: "quickly", not "still" (to still a voice).
+    The day judge reads a doing after one too."""
     return not _verb_lemmas(word) and "ADV" in getAllLemmas(word)
 
 
