@@ -254,6 +254,11 @@ class PlanSettings(_Section):
         description="the steps of one schedule block stay in the building it began in, "
         "unless they name another",
     )
+    stay_at_place: bool = Field(
+        True,
+        description="a schedule block's later steps stay at the place of the step before, "
+        "with no model call, unless they name another building, room or thing",
+    )
 
 
 class SimSettings(_Section):

@@ -149,6 +149,7 @@ def test_a_block_is_placed_by_its_activity_and_its_steps_stay_in_that_building(
 
     settings = Settings()
     settings.plan.stay_in_building = stay
+    settings.plan.stay_at_place = False  # the steps are asked, to see what they are offered
     sim, backend = make_sim(tmp_path, word_embedder, 2, {"decompose": decompose}, settings)
     sim.run()
     # Asked without the building when every place offered is in it (see place_action).
@@ -166,6 +167,48 @@ def test_a_block_is_placed_by_its_activity_and_its_steps_stay_in_that_building(
         assert offered == {"Oak Hill College"}
     else:
         assert "Hobbs Cafe" in offered
+    sim.close()
+
+
+def test_a_blocks_later_steps_stay_where_it_is_unless_they_name_another_place(
+    tmp_path, word_embedder
+):
+    """Asked again, the 1.5B moved Maria's reading from the dorm kitchen's table on to its
+    refrigerator (see PlaceChooser.kept): a later step stays where the step before it is, with
+    no call, or goes to the thing it names there; naming another building, it is asked."""
+    steps = [
+        "sitting down",
+        "reading about gentrification",
+        "taking notes",
+        "looking at the bookshelves",
+        "having a coffee at Hobbs Cafe",
+    ]
+
+    def decompose(request):
+        klaus = request.variables["name"] == "Klaus Mueller"
+        if not klaus or "library" not in request.variables["activity"]:
+            return SCRIPTS["decompose"](request)
+        return {"involves": "reading", "steps": [{"activity": a, "minutes": 10} for a in steps]}
+
+    sim, backend = make_sim(tmp_path, word_embedder, 3, {"decompose": decompose})
+    sim.run()
+    asked = [
+        r.variables["activity"]
+        for r in backend.calls("act")
+        if r.variables["name"] == "Klaus Mueller"
+    ]
+    # Asked without the building when every place offered is in it (see place_action).
+    assert "sitting down" in asked and "having a coffee" in asked
+    assert "reading about gentrification" not in asked and "taking notes" not in asked
+    placed: dict[str, str] = {}
+    for e in read_events(sim.directory / EVENTS_FILE):
+        klaus = e.agents["Klaus Mueller"]
+        if klaus.activity in steps and klaus.place:
+            placed.setdefault(klaus.activity, klaus.place)
+    assert placed["reading about gentrification"] == placed["sitting down"]
+    assert placed["taking notes"] == placed["sitting down"]
+    assert placed["looking at the bookshelves"].endswith(": bookshelves")
+    assert placed["having a coffee at Hobbs Cafe"].startswith("Hobbs Cafe")
     sim.close()
 
 
@@ -213,7 +256,7 @@ def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, wo
     assert placing == Placing(purpose=block.activity, context=context)
     klaus.action = Action("reading", now, now, hall, "📖")  # a step of the block: stay there
     placing = sim.town.thinking.placing(klaus, now)
-    assert placing == Placing(within="Dorm for Oak Hill College", context=context)
+    assert placing == Placing(within="Dorm for Oak Hill College", context=context, at=hall)
     sim.close()
 
 
@@ -257,6 +300,12 @@ def test_a_block_that_names_its_building_brings_its_steps_back_there(tmp_path, w
     offered = sim.town.sandbox.places.candidates(maria, "reading a book", tile, dorm)
     assert {p.split(":")[0] for p in offered.places} == {dorm}
     assert offered.settled == (dorm, "home")  # what the step need not say: all are there
+    # Nor does a later step stay at the place of the one before (see PlaceChooser.kept).
+    table = f"{dorm}: kitchen: kitchen table"
+    places, block = sim.town.sandbox.places, ("studying at Hobbs Cafe", "")
+    open_hours = sim.now.replace(hour=10)
+    assert places.kept(maria, "reading a book", table, open_hours, block) is None
+    assert places.kept(maria, "reading a book", table, open_hours) == table
     sim.close()
 
 
@@ -693,7 +742,9 @@ def test_act_is_told_the_room_not_the_thing_one_is_at(tmp_path, word_embedder):
         steps = ["sitting down", "taking notes", "reading about gentrification"]
         return {"involves": "reading", "steps": [{"activity": a, "minutes": 15} for a in steps]}
 
-    sim, backend = make_sim(tmp_path, word_embedder, 2, {"decompose": decompose})
+    settings = Settings()
+    settings.plan.stay_at_place = False  # the later steps asked, as those naming a thing twice are
+    sim, backend = make_sim(tmp_path, word_embedder, 2, {"decompose": decompose}, settings)
     sim.run()
     world = sim.town.sandbox.world
     asked = backend.calls("act")

@@ -156,6 +156,39 @@ class PlaceChooser:
         # and the same list is a prefix the KV cache keeps between an agent's calls.
         return Candidates(sorted(chosen), notes, _settled(chosen, home))
 
+    def kept(
+        self, r: Resident, activity: str, at: str, now: datetime, context: Sequence[str] = ()
+    ) -> str | None:
+        """Where a block's later step goes with no model call, ``at`` being where the step
+        before it is: the thing in that building the step names ("checking the notice
+        board", "reading at the table"), one alone or the one in the room ``at`` is in, else
+        ``at`` itself. None where the step must be asked: it, or else the first of
+        ``context`` that names a place (its block's words, its plan item's), names another
+        building or room ("having lunch at Hobbs Cafe"); it names several things; ``at`` is in
+        a room for one; or the building is closed to ``r`` by now.
+
+        Asked again at each step, told the room they were in, the 1.5B moved a block on to
+        another thing in the room: Maria's reading begun at the dorm kitchen's table went on
+        at its refrigerator and stove, nine items of a day's judge (party seed 1, stop 69);
+        Klaus, told the kitchen, wrote at its refrigerator in 5 of 5 samples (stop 67)."""
+        if self._one_of(at) or not self.is_open_to(r.name, at, now):
+            return None
+        building = split_address(at)[0]
+        known = self._known(r, now)
+        home = split_address(r.persona.home)[0]
+        for words in (activity, *context):
+            named = _places_named(words, known, home)
+            if named:
+                if not any(_in(at, n) for n in named):
+                    return None
+                break
+        named = [p for p in known if _in(p, building) and _names_thing(activity, p)]
+        if len(named) > 1:
+            named = [p for p in named if _in(p, arena_of(self.world, at))] or named
+        if len(named) > 1:
+            return at if at in named else None
+        return named[0] if named else at
+
     def _known(self, r: Resident, now: datetime | None) -> list[str]:
         """The objects ``r`` knows, and the rooms they know with none known in them, that they
         may use (at ``now``, in the buildings open to them)."""
@@ -278,6 +311,18 @@ def _places_named(text: str, known: list[str], home: str = "") -> set[str]:
             named |= rooms
     # "the library at Oak Hill College" names the library.
     return {n for n in named if not any(o != n and _in(o, n) for o in named)}
+
+
+def _names_thing(text: str, place: str) -> bool:
+    """Whether ``text`` names the thing at ``place``: its name, or its last word ("the table"
+    for "kitchen table"), singular or plural."""
+    parts = split_address(place)
+    if len(parts) < 3:
+        return False
+    name = parts[2].lower()
+    head = name.split()[-1]
+    forms = {name, head, head.removesuffix("s"), f"{head}s"}
+    return any(_said(form, text.lower()) for form in forms if len(form) > 2)
 
 
 def _said(name: str, text: str) -> bool:

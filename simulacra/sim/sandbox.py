@@ -39,10 +39,13 @@ class Sandbox:
         within: str | None = None,
         purpose: str | None = None,
         context: Sequence[str] = (),
+        at: str | None = None,
     ) -> None:
-        """Begin ``activity``: place it (as a part of ``purpose``, its block, if given; in
-        the building it or ``context`` names, else in ``within``, if given and it has a place
-        the agent may use), show it, and set off there."""
+        """Begin ``activity``: place it (as a part of ``purpose``, its block, if given; at
+        ``at``, the place of the step before in its block, or a thing it names there, if
+        given and the step names nowhere else; in the building it or ``context`` names, else
+        in ``within``, if given and it has a place the agent may use), show it, and set off
+        there."""
         self.stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if is_sleeping(activity):
@@ -57,7 +60,7 @@ class Sandbox:
                 asleep=True,
             )
         else:
-            placed = self._place(r, activity, now, end, within, purpose, context)
+            placed = self._place(r, activity, now, end, within, purpose, context, at)
             # The event's triple is the world's own ("is", activity): the model's verb and
             # object cost a third of the event's tokens, and nothing read them but the triple.
             action = Action(
@@ -82,6 +85,7 @@ class Sandbox:
         within: str | None,
         purpose: str | None,
         context: Sequence[str],
+        at: str | None,
     ) -> Placed:
         minutes = max(1, int((end - now).total_seconds() // 60))
         # The routine's steps are the code's words: where they happen follows from the home's
@@ -90,10 +94,11 @@ class Sandbox:
         at_home = (
             self.places.best_at_home(r.persona, activity) if is_routine_step(activity) else None
         )
-        if at_home is not None:
+        kept = self.places.kept(r, activity, at, now, context) if at and at_home is None else None
+        if at_home is not None or kept is not None:
             return stage_action(
                 r.agent, now=gametime.describe(now), activity=activity, minutes=minutes,
-                place=at_home, purpose=purpose or "", known=r.placed,
+                place=at_home or kept, purpose=purpose or "", known=r.placed,
             )  # fmt: skip
         tile = self.state.tile_of(r.name)
         # A block's first step (``purpose``, its block) is not told where the resident is:

@@ -40,6 +40,7 @@ class Placing(NamedTuple):
     within: str | None = None  # the building it stays in, or the room of whom it is with
     purpose: str | None = None  # the block it is the first step of
     context: tuple[str, ...] = ()  # words that may name its building: its block's, its plan's
+    at: str | None = None  # where the step before it in its block is, which it may stay at
 
 
 class Thinking:
@@ -233,7 +234,8 @@ class Thinking:
             return Placing(purpose=block.activity, context=context)
         if not self.settings.plan.stay_in_building:
             return Placing(context=context)
-        return Placing(within=split_address(last.address)[0], context=context)
+        at = last.address if self.settings.plan.stay_at_place else None
+        return Placing(within=split_address(last.address)[0], context=context, at=at)
 
 
 def observation(event: Event) -> NewMemory:
