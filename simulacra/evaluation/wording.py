@@ -18,7 +18,7 @@ from lemminflect import getAllLemmas, getInflection
 
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.vocabulary import vocabulary
-from simulacra.llm.tidy import is_adverb, is_participle
+from simulacra.llm.tidy import is_adverb, is_participle, verb_lemmas
 from simulacra.world.names import where_said
 from simulacra.world.tree import split_address
 
@@ -84,16 +84,11 @@ def prompt_text(text: str) -> str | None:
 
 
 @cache
-def _verb_lemmas(word: str) -> tuple[str, ...]:
-    return getAllLemmas(word, upos="VERB").get("VERB", ())
-
-
-@cache
 def is_ing_verb(word: str) -> bool:
     """A verb's -ing form; an -ing word the lexicon does not know ("vlogging") counts."""
     if not word.endswith("ing"):
         return False
-    lemmas = _verb_lemmas(word)
+    lemmas = verb_lemmas(word)
     if not lemmas:
         return not getAllLemmas(word)
     return any(word in getInflection(lemma, tag="VBG") for lemma in lemmas)
@@ -102,7 +97,7 @@ def is_ing_verb(word: str) -> bool:
 @cache
 def is_s_verb(word: str) -> bool:
     """A verb in its third-person "-s" form ("serves", "drinks")."""
-    return any(word in getInflection(lemma, tag="VBZ") for lemma in _verb_lemmas(word))
+    return any(word in getInflection(lemma, tag="VBZ") for lemma in verb_lemmas(word))
 
 
 @cache
@@ -223,7 +218,7 @@ def not_state(state: str) -> str | None:
         return "no words"
     if tokens[0] in words.things and not any(t.startswith(f) for f in words.fine):
         return f"a thing ({tokens[0]!r} ...), not a state"
-    if is_ing_verb(tokens[0]) and set(_verb_lemmas(tokens[0])) & set(words.acts):
+    if is_ing_verb(tokens[0]) and set(verb_lemmas(tokens[0])) & set(words.acts):
         return f"a person's act ({tokens[0]!r}), not the thing's state"
     return None
 
@@ -258,7 +253,7 @@ def echo(text: str, earlier: Sequence[str]) -> str | None:
 @cache
 def is_past_verb(word: str) -> bool:
     """A verb in its past form ("asked", "said")."""
-    return any(word in getInflection(lemma, tag="VBD") for lemma in _verb_lemmas(word))
+    return any(word in getInflection(lemma, tag="VBD") for lemma in verb_lemmas(word))
 
 
 def _named(t: str, name: str) -> list[re.Match]:

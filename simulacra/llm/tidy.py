@@ -11,6 +11,7 @@ forms come from lemminflect's English dictionary, not from rules of our own.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from lemminflect import getAllLemmas, getAllLemmasOOV, getInflection
 
@@ -156,7 +157,7 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
     if not word.isalpha() or word.endswith("ing") or word in _NOT_VERBS:
         text = repair(LOWERCASE, text, lambda t: word + t[len(first) :] if first.isalpha() else t)
         return _one_form(text)
-    if is_adverb(word) and _verb_lemmas(rest.split(" ", 1)[0]):
+    if is_adverb(word) and verb_lemmas(rest.split(" ", 1)[0]):
         # "quickly finishing her coffee", "occasionally assist customers": the doing is the
         # verb after it ("quicklying" and "occasionallying" by the rule below)
         return f"{word} {as_activity(rest)}"
@@ -236,7 +237,8 @@ _MEALS = {"breakfast", "brunch", "lunch", "dinner", "supper", "coffee", "tea", "
 _FOOD = _MEALS | {"water", "juice", "milk", "cereal", "toast", "sandwich", "salad", "soup"}
 
 
-def _verb_lemmas(word: str) -> tuple[str, ...]:
+@cache
+def verb_lemmas(word: str) -> tuple[str, ...]:
     """The verbs ``word`` is a form of, by the dictionary: none for "chess" or "Hobbs"."""
     return getAllLemmas(word, upos="VERB").get("VERB", ())
 
@@ -244,17 +246,17 @@ def _verb_lemmas(word: str) -> tuple[str, ...]:
 def is_adverb(word: str) -> bool:
     """An adverb by the dictionary, and no verb: "quickly", not "still" (to still a voice).
     The day judge reads a doing after one too."""
-    return not _verb_lemmas(word) and "ADV" in getAllLemmas(word)
+    return not verb_lemmas(word) and "ADV" in getAllLemmas(word)
 
 
 def _noun_only(word: str) -> bool:
     """A noun the dictionary knows, in its own form, and no verb: "chess", "yoga" (a rule of
     our own made "chessing"). A word it does not know ("skypes") may still be a verb."""
-    return not _verb_lemmas(word) and word in getAllLemmas(word, upos="NOUN").get("NOUN", ())
+    return not verb_lemmas(word) and word in getAllLemmas(word, upos="NOUN").get("NOUN", ())
 
 
 def _lemma(word: str) -> str:
-    lemmas = _verb_lemmas(word) or getAllLemmasOOV(word, upos="VERB")["VERB"]
+    lemmas = verb_lemmas(word) or getAllLemmasOOV(word, upos="VERB")["VERB"]
     return word if word in lemmas else lemmas[0]  # "feed" is a form of "fee" too
 
 
@@ -267,16 +269,16 @@ def _ing(word: str) -> str:
 def _third_person(word: str) -> bool:
     """ "opens", "studies": a verb in the third person singular, by the dictionary (by rules,
     "Hobbs" would be one)."""
-    return any(word in getInflection(lemma, tag="VBZ") for lemma in _verb_lemmas(word))
+    return any(word in getInflection(lemma, tag="VBZ") for lemma in verb_lemmas(word))
 
 
 def _past(word: str) -> bool:
     """ "went", "sat": a verb's simple past, by the dictionary."""
-    return any(word in getInflection(lemma, tag="VBD") for lemma in _verb_lemmas(word))
+    return any(word in getInflection(lemma, tag="VBD") for lemma in verb_lemmas(word))
 
 
 def is_participle(word: str) -> bool:
     """ "informed", "tired", "written": a past participle, not a verb's base form as "need",
     "shed" or "read" are."""
-    lemmas = _verb_lemmas(word)
+    lemmas = verb_lemmas(word)
     return word not in lemmas and any(word in getInflection(v, tag="VBN") for v in lemmas)
