@@ -259,6 +259,12 @@ class PlanSettings(_Section):
         description="a schedule block's later steps stay at the place of the step before, "
         "with no model call, unless they name another building, room or thing",
     )
+    stay_margin: float = Field(
+        0.15,
+        ge=0.0,
+        description="a later step that stays (plan.stay_at_place) is asked where a place "
+        "in its building suits it better by meaning than where it is, by this much",
+    )
 
 
 class SimSettings(_Section):

@@ -300,12 +300,19 @@ def test_a_block_that_names_its_building_brings_its_steps_back_there(tmp_path, w
     offered = sim.town.sandbox.places.candidates(maria, "reading a book", tile, dorm)
     assert {p.split(":")[0] for p in offered.places} == {dorm}
     assert offered.settled == (dorm, "home")  # what the step need not say: all are there
-    # Nor does a later step stay at the place of the one before (see PlaceChooser.kept).
+    # A later step stays where the step before it is (PlaceChooser.kept), but not so here.
     table = f"{dorm}: kitchen: kitchen table"
     places, block = sim.town.sandbox.places, ("studying at Hobbs Cafe", "")
     open_hours = sim.now.replace(hour=10)
     assert places.kept(maria, "reading a book", table, open_hours, block) is None
     assert places.kept(maria, "reading a book", table, open_hours) == table
+    # Nor where another place in the building suits it better by meaning, by the margin:
+    # here, by the tests' bag of words, the common room's sofa (0.14 above the table).
+    resting = "resting in the common area"
+    places.settings.stay_margin = 0.1
+    assert places.kept(maria, resting, table, open_hours) is None
+    places.settings.stay_margin = 0.2
+    assert places.kept(maria, resting, table, open_hours) == table
     sim.close()
 
 
