@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -113,11 +113,10 @@ class PlaceChooser:
         known = self._known(r, now)
         home = split_address(r.persona.home)[0]
         said = _places_named(activity, known, home)  # also always offered, below
-        for named in (said, *(_places_named(words, known, home) for words in context)):
-            if named:
-                # Two buildings named ("from the library to Hobbs Cafe"): none is the one.
-                within = next(iter(named)) if len(named) == 1 else None
-                break
+        named = said or _first_named(context, known, home)
+        if named:
+            # Two buildings named ("from the library to Hobbs Cafe"): none is the one.
+            within = next(iter(named)) if len(named) == 1 else None
         here = self.world.place_at(tile)
         if not known:
             only = here.address or r.persona.home
@@ -177,12 +176,9 @@ class PlaceChooser:
         building = split_address(at)[0]
         known = self._known(r, now)
         home = split_address(r.persona.home)[0]
-        for words in (activity, *context):
-            named = _places_named(words, known, home)
-            if named:
-                if not any(_in(at, n) for n in named):
-                    return None
-                break
+        named = _first_named((activity, *context), known, home)
+        if named and not any(_in(at, n) for n in named):
+            return None
         inside = [p for p in known if _in(p, building)]
         named = [p for p in inside if _names_thing(activity, p)]
         if len(named) > 1:
@@ -329,6 +325,12 @@ def _places_named(text: str, known: list[str], home: str = "") -> set[str]:
             named |= rooms
     # "the library at Oak Hill College" names the library.
     return {n for n in named if not any(o != n and _in(o, n) for o in named)}
+
+
+def _first_named(texts: Iterable[str], known: list[str], home: str) -> set[str]:
+    """The places the first of ``texts`` that names any names (a step's own words first,
+    then its block's, then its plan item's); none where none does."""
+    return next((n for n in (_places_named(t, known, home) for t in texts) if n), set())
 
 
 def _names_thing(text: str, place: str) -> bool:
