@@ -811,7 +811,7 @@ def decompose(
             end=f"{end:%H:%M}",
             minutes=total,
             activity=block.activity,
-            coming=to_come,
+            context="",
         )
         early = out_of_time(answer.steps)
         steps = [(s.activity, s.minutes) for s in answer.steps if s.activity not in early]
