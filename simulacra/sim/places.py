@@ -180,13 +180,13 @@ class PlaceChooser:
         if named and not any(_in(at, n) for n in named):
             return None
         inside = [p for p in known if _in(p, building)]
-        named = [p for p in inside if _names_thing(activity, p)]
-        if len(named) > 1:
-            named = [p for p in named if _in(p, arena_of(self.world, at))] or named
-        if len(named) > 1:
-            return at if at in named else None
-        if named:
-            return named[0]
+        things = [p for p in inside if _names_thing(activity, p)]
+        if len(things) > 1:
+            things = [p for p in things if _in(p, arena_of(self.world, at))] or things
+        if len(things) > 1:
+            return at if at in things else None
+        if things:
+            return things[0]
         return None if self._suits_better(activity, at, inside) else at
 
     def _suits_better(self, activity: str, at: str, places: list[str]) -> bool:
