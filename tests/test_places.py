@@ -291,3 +291,23 @@ def test_a_room_for_one_that_suits_best_is_offered_from_another_building(real_em
     tables = world.tiles_of("Hobbs Cafe: cafe: cafe tables")[0]
     washing = chooser.candidates(resident, "washing hands", tables, within="Hobbs Cafe").places
     assert any("restroom" in p for p in washing) and all(p.startswith("Hobbs") for p in washing)
+
+
+@pytest.mark.parametrize(
+    ("words", "thing", "named"),
+    [
+        ("sitting on a bench by the pond", "Johnson Park: park: park benches", True),
+        ("taking a book from the bookshelf", "Oak Hill College: library: bookshelves", True),
+        ("reading at the tables", "Oak Hill College: library: library tables", True),
+        ("moving a box", "Harvey Oak Supply Store: storage: stacked boxes", True),
+        ("making the bed", "Dorm for Oak Hill College: Klaus Mueller's room: bed", True),
+        ("looking at the bookshelves", "Dorm for Oak Hill College: common room: bookshelf", True),
+        ("reading on the sofa", "Dorm for Oak Hill College: common room: bookshelf", False),
+        ("standing by the counter", "Hobbs Cafe: cafe: produce stands", False),
+    ],
+)
+def test_a_step_names_a_thing_in_either_number(words, thing, named):
+    """A block's later step goes to the thing it names where it is (PlaceChooser.kept)."""
+    from simulacra.sim.places import _names_thing
+
+    assert _names_thing(words, thing) is named

@@ -243,6 +243,16 @@ def verb_lemmas(word: str) -> tuple[str, ...]:
     return getAllLemmas(word, upos="VERB").get("VERB", ())
 
 
+@cache
+def noun_forms(word: str) -> frozenset[str]:
+    """``word`` and its noun's other number, by the dictionary (by its rules where it has not
+    the word): "bookshelves" -> bookshelf, "bench" -> benches, "boxes" -> box."""
+    nouns = (
+        getAllLemmas(word, upos="NOUN").get("NOUN") or getAllLemmasOOV(word, upos="NOUN")["NOUN"]
+    )
+    return frozenset((word, *nouns, *(p for n in nouns for p in getInflection(n, tag="NNS"))))
+
+
 def is_adverb(word: str) -> bool:
     """An adverb by the dictionary, and no verb: "quickly", not "still" (to still a voice).
     The day judge reads a doing after one too."""

@@ -11,6 +11,7 @@ import numpy as np
 
 from simulacra.embed import Embedder
 from simulacra.llm.phrases import phrases_beside
+from simulacra.llm.tidy import noun_forms
 from simulacra.settings import PlanSettings
 from simulacra.sim.resident import Resident
 from simulacra.world import ResidentPersona, World
@@ -335,13 +336,13 @@ def _first_named(texts: Iterable[str], known: list[str], home: str) -> set[str]:
 
 def _names_thing(text: str, place: str) -> bool:
     """Whether ``text`` names the thing at ``place``: its name, or its last word ("the table"
-    for "kitchen table"), singular or plural."""
+    for "kitchen table"), singular or plural ("a bench" for "park benches": with a trailing
+    "s" only, the plural's singular was "benche", and "the shelf" no form of "bookshelves")."""
     parts = split_address(place)
     if len(parts) < 3:
         return False
     name = parts[2].lower()
-    head = name.split()[-1]
-    forms = {name, head, head.removesuffix("s"), f"{head}s"}
+    forms = {name, *noun_forms(name.split()[-1])}
     return any(_said(form, text.lower()) for form in forms if len(form) > 2)
 
 
