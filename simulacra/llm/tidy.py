@@ -245,8 +245,8 @@ def verb_lemmas(word: str) -> tuple[str, ...]:
 
 @cache
 def noun_forms(word: str) -> frozenset[str]:
-    """``word`` and its noun's other number, by the dictionary (by its rules where it has not
-    the word): "bookshelves" -> bookshelf, "bench" -> benches, "boxes" -> box."""
+    """``word`` and its noun's other number, by the dictionary (by lemminflect's rules for a
+    word it lacks): "bookshelves" -> bookshelf, "bench" -> benches, "boxes" -> box."""
     nouns = (
         getAllLemmas(word, upos="NOUN").get("NOUN") or getAllLemmasOOV(word, upos="NOUN")["NOUN"]
     )
