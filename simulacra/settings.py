@@ -232,6 +232,12 @@ class PlanSettings(_Section):
     plan_start_hours: int = Field(
         4, ge=1, le=12, description="how long after waking a usable day plan begins"
     )
+    # Off, every day is planned anew, as in the paper; on, a day like yesterday keeps its plan.
+    keep_routine_days: bool = Field(
+        True,
+        description="a day like yesterday (nothing dated, resolved or newly up to, and of the "
+        "same kind: weekday or weekend) keeps yesterday's plan without a model call",
+    )
     # A morning run's plan had Klaus "having breakfast" at 15:00 and "having lunch" at 17:00.
     meal_hours: dict[str, tuple[Clock, Clock]] = Field(
         {

@@ -95,3 +95,23 @@ def test_news_of_an_event_later_today_re_plans_a_real_day(tmp_path, real_embedde
     assert block.activity == item.activity and plan.events == [item]
     assert sum(b.minutes for b in plan.blocks) == 24 * 60
     assert summarise(read_calls(tmp_path / "klaus" / "calls.jsonl")).total.parse_failures == 0
+
+
+def test_a_real_day_like_yesterday_keeps_its_plan_without_a_call(tmp_path, real_embedder):
+    """Monday planned by the real model under its grammars; Tuesday, with nothing new, is
+    Monday's plan kept (planning._like_yesterday): no call, and remembered as Tuesday's."""
+    from simulacra.cognition import plan as planning
+
+    persona = Persona(name="Klaus Mueller", age=20, innate="kind, inquisitive, passionate")
+    klaus = GenerativeAgent.create(
+        tmp_path / "klaus", persona, at=T0, settings=Settings(), embedder=real_embedder
+    )
+    monday = planning.plan_day(klaus, T0.date())
+    calls = tmp_path / "klaus" / "calls.jsonl"
+    asked = summarise(read_calls(calls)).total
+    tuesday = planning.plan_day(klaus, T0.date() + timedelta(days=1), before=monday)
+    assert tuesday.kept and tuesday.outline == monday.outline
+    assert sum(b.minutes for b in tuesday.blocks) == 24 * 60
+    assert summarise(read_calls(calls)).total.calls == asked.calls
+    assert asked.parse_failures == 0
+    assert "Tuesday February 14" in klaus.stream.recent(1)[0].description

@@ -247,6 +247,67 @@ def test_an_event_the_night_s_revision_keeps_in_other_words_stays_as_revised(age
     assert agent.currently == revised
 
 
+def test_a_day_like_yesterday_keeps_its_plan_without_a_call(agent):
+    """Nothing dated, resolved or new: Tuesday is Monday's plan, less Monday's reactions."""
+    backend = agent.model.completer
+    agent.currently = "Isabella Rodriguez runs Hobbs Cafe and is trying out new cake recipes."
+    monday = planning.plan_day(agent, DAY)
+    planning.replan_from(monday, datetime.combine(DAY, time(10)), "helping a lost child", 20)
+    agent.currently = agent.currently.replace("recipes.", "recipes at home.")  # the night's
+    tuesday = planning.plan_day(agent, DAY + timedelta(days=1), before=monday)
+    assert len(backend.calls("day_plan")) == 1 and len(backend.calls("hourly_schedule")) == 1
+    assert tuesday.kept and not monday.kept and tuesday.outline == monday.outline
+    shifted = [(b.activity, b.start + timedelta(days=1), b.minutes) for b in monday.blocks]
+    assert [(b.activity, b.start, b.minutes) for b in tuesday.blocks] == shifted
+    assert not any(b.steps for b in tuesday.blocks)  # the reaction was Monday's
+    assert "plan for Tuesday February 14" in agent.stream.recent(1)[0].description
+
+
+def _new_undertaking(agent, monday):
+    agent.currently = "Isabella Rodriguez has begun painting a mural for the town hall."
+
+
+def _resolution(agent, monday):
+    agent.inner_voice("I will close early tomorrow")
+
+
+def _event_to_come(agent, monday):
+    agent.currently += " Her party is on February 16th at 5pm."
+
+
+def _news(agent, monday):
+    agent.model.completer.scripts["event_item"] = lambda request: {
+        "time": enum(request, "time")[0],
+        "activity": "going to a meeting at the cafe",
+    }
+    noon = datetime.combine(DAY, time(12))
+    planning.plan_news(agent, monday, "a meeting at Hobbs Cafe on February 13th at 9pm", noon)
+
+
+def _setting_off(agent, monday):
+    agent.settings.plan.keep_routine_days = False
+
+
+@pytest.mark.parametrize(
+    "change", [_new_undertaking, _resolution, _event_to_come, _news, _setting_off]
+)
+def test_a_day_not_like_yesterday_is_planned_anew(agent, change):
+    agent.currently = "Isabella Rodriguez runs Hobbs Cafe and is trying out new cake recipes."
+    monday = planning.plan_day(agent, DAY)
+    change(agent, monday)
+    tuesday = planning.plan_day(agent, DAY + timedelta(days=1), before=monday)
+    assert len(agent.model.completer.calls("day_plan")) == 2 and not tuesday.kept
+
+
+def test_a_weekend_day_is_not_planned_as_a_weekday(agent):
+    friday = DAY + timedelta(days=4)
+    thursday = planning.plan_day(agent, friday - timedelta(days=1))
+    friday_s = planning.plan_day(agent, friday, before=thursday)
+    saturday_s = planning.plan_day(agent, friday + timedelta(days=1), before=friday_s)
+    assert friday_s.kept and not saturday_s.kept
+    assert len(agent.model.completer.calls("day_plan")) == 2
+
+
 def test_the_day_plan_sees_which_dated_events_fall_today(agent):
     """Small models cannot compare "February 14th" with "Monday February 13": the clock marks it."""
     agent.currently = "Isabella Rodriguez is planning a party at Hobbs Cafe on February 14th."

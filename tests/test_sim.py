@@ -29,6 +29,7 @@ from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.interact import Interactions
 from simulacra.sim.resident import Action
 from simulacra.sim.simulation import Simulation
+from simulacra.sim.stats import run_stats
 from simulacra.sim.thinking import Placing
 from simulacra.world.tree import GameObject
 
@@ -399,6 +400,9 @@ def test_a_whole_day_turns_over_with_a_new_plan(tmp_path, word_embedder):
     plans = [e.plans for e in read_events(sim.directory / EVENTS_FILE) if e.plans]
     assert len(plans) >= 2
     sim.close()
+    # Each has an event or a day of it to come (the party, Valentine's Day): no day is kept.
+    counted = run_stats(sim.directory)
+    assert (counted.day_plans, counted.kept_plans) == (6, 0)
 
 
 def test_a_one_person_place_makes_the_next_person_wait(tmp_path, word_embedder):
@@ -453,6 +457,7 @@ RUNNER = textwrap.dedent(
     from simulacra.llm.scripted import ScriptedModel
     from simulacra.settings import Settings
     from simulacra.sim.simulation import Simulation
+from simulacra.sim.stats import run_stats
 
     out, mode = Path(sys.argv[1]), sys.argv[2]
     settings = Settings()

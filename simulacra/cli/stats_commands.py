@@ -130,7 +130,10 @@ def _run_stats(directory: Path) -> None:
         f"from the KV cache) · {r.per_agent_hour(t.generated_tokens):,.0f} generated · "
         f"{r.per_agent_hour(r.wall_seconds):.0f} s wall"
     )
-    console.print(f"parse failures {t.parse_failures} · invalid places {r.invalid_places}")
+    console.print(
+        f"parse failures {t.parse_failures} · invalid places {r.invalid_places} · "
+        f"day plans {r.day_plans} ({r.kept_plans} kept from a day like yesterday)"
+    )
     from simulacra.cli.sim_commands import warn_if_log_short
 
     warn_if_log_short(directory, r.steps)

@@ -42,6 +42,7 @@ class DayPlanRecord(_Record):
 
     day: str  # "Monday February 13, 2023"
     blocks: list[PlanBlock]
+    kept: bool = False  # yesterday's plan, kept for a day like it without a model call
 
 
 class ChatLine(_Record):

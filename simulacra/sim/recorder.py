@@ -90,4 +90,5 @@ def _plan_record(plan: DayPlan) -> rec.DayPlanRecord:
     return rec.DayPlanRecord(
         day=gametime.day(plan.day),
         blocks=[rec.PlanBlock(start=b.start, end=b.end, activity=b.activity) for b in plan.blocks],
+        kept=plan.kept,
     )

@@ -28,6 +28,8 @@ class RunStats:
     calls: Totals
     conversations: int
     invalid_places: int
+    day_plans: int = 0  # resident-days planned
+    kept_plans: int = 0  # of them, days like yesterday that kept its plan without a call
 
     def per_agent_hour(self, value: float) -> float:
         units = self.agents * self.game_hours
@@ -41,11 +43,14 @@ def run_stats(directory: Path) -> RunStats:
     places |= {p["address"] for kind in ("arenas", "objects") for p in town[kind]}
     steps = conversations = invalid = 0
     last = meta.start
+    planned: dict[tuple[str, str], bool] = {}  # (resident, day) -> kept; a talk's change too
     events = directory / EVENTS_FILE
     for record in read_events(events) if events.exists() else []:
         steps += 1
         last = record.time
         conversations += len(record.chats)
+        for name, plan in record.plans.items():
+            planned.setdefault((name, plan.day), plan.kept)
         for agent in record.agents.values():
             if agent.place and agent.place not in places:
                 invalid += 1
@@ -61,6 +66,8 @@ def run_stats(directory: Path) -> RunStats:
         calls=totals,
         conversations=conversations,
         invalid_places=invalid,
+        day_plans=len(planned),
+        kept_plans=sum(planned.values()),
     )
 
 

@@ -79,7 +79,7 @@ class Thinking:
         if r.needs_day_plan(now.date()):
             if r.plan is not None:
                 r.yesterday = planning.revise_for_new_day(agent, now.date())
-            r.plan = planning.plan_day(agent, now.date(), r.yesterday)
+            r.plan = planning.plan_day(agent, now.date(), r.yesterday, r.plan)
             thoughts.plans[r.name] = r.plan
             if r.action is not None and not r.talking:
                 r.action.end = now  # today's plan decides what comes next
