@@ -457,7 +457,6 @@ RUNNER = textwrap.dedent(
     from simulacra.llm.scripted import ScriptedModel
     from simulacra.settings import Settings
     from simulacra.sim.simulation import Simulation
-from simulacra.sim.stats import run_stats
 
     out, mode = Path(sys.argv[1]), sys.argv[2]
     settings = Settings()
