@@ -846,9 +846,31 @@ def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
     before = planning.plan_day(agent, DAY)
     assert "17:00 throwing a Valentine's Day party at Hobbs Cafe" not in before.outline
     assert "15:00 working at Hobbs Cafe" in before.outline
-    assert "20:00 throwing a Valentine's Day party at Hobbs Cafe" in before.outline
+    # At another hour too: taking part in it (see the next test).
+    assert "20:00 throwing a Valentine's Day party at Hobbs Cafe" not in before.outline
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     assert [i for i in on_the_day.outline if i.startswith("17:00") and "party" in i]
+
+
+@pytest.mark.parametrize(
+    ("activity", "the_event"),
+    [  # the host's plan for the 13th, her party on the 14th (README run, stop 73)
+        ("attending the party", True),
+        ("going to the Valentine's Day party at Hobbs Cafe", True),
+        ("dancing at the party with friends", True),
+        ("throwing a party at the cafe", True),
+        ("planning the Valentine's Day party", False),
+        ("preparing for the party", False),
+        ("inviting friends to the party", False),
+        ("decorating the cafe and inviting customers and friends", False),
+        ("buying flowers for the party", False),
+        ("talking about the party with Maria", False),
+        ("working at Hobbs Cafe", False),
+    ],
+)
+def test_an_item_taking_part_in_a_later_day_s_event_is_left_out(activity, the_event):
+    later = ["Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14th at 5pm"]
+    assert planning._takes_part_in(activity, later) is the_event
 
 
 def test_a_step_that_is_an_event_of_another_hour_is_asked_again_then_left_out(agent):

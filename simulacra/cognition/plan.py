@@ -533,7 +533,10 @@ _EVENT_ITEM_LENGTH = next(
 
 EMPTY_ITEM = rule("plan.empty_item", 'an item of nothing to do ("none")')
 PREAMBLE_ITEM = rule("plan.preamble_item", "an item in the words of the prompts' preamble")
-OTHER_DAY = rule("plan.other_day", "an item that names another date (an event copied into today)")
+OTHER_DAY = rule(
+    "plan.other_day",
+    "an item that names another date, or takes part in a later day's event (copied into today)",
+)
 MEAL_OFF_HOUR = rule("plan.meal_off_hour", "a meal planned at another meal's hour")
 EVENT_HOUR = rule("plan.event_hour", "another item within the hours of one of today's events")
 MEAL_AGAIN = rule("plan.meal_again", "a meal the morning routine has already (breakfast again)")
@@ -655,10 +658,15 @@ def _outline(
             # next thing in the middle of it: with "18:00 decorating the cafe" after her
             # party's "17:00", the host's party would last an hour of its two.
             dropped[n] = EVENT_HOUR
-        elif gametime.days_from_today(i.activity, today) - {0} or _is_one_of(i, later):
+        elif (
+            gametime.days_from_today(i.activity, today) - {0}
+            or _is_one_of(i, later)
+            or _takes_part_in(i.activity, later)
+        ):
             # The 1.5B copies a dated event from the prompt into today: "17:00 throwing a
             # Valentine's Day party at Hobbs Cafe on February 14" on the 13th, or without its
-            # date (party seeds 3t and 3w, two of the seven Mondays of the host's kept runs).
+            # date (party seeds 3t and 3w, two of the seven Mondays of the host's kept runs),
+            # or in other words at another hour ("20:30 attending the party", README runs).
             dropped[n] = OTHER_DAY
         elif not _meal_on_time(i.activity, i.time, meal_hours):
             dropped[n] = MEAL_OFF_HOUR
@@ -712,6 +720,25 @@ def _is_one_of(item: PlanItem, events: Sequence[str]) -> bool:
         if longest_run(mine, bare_words(event)) >= _EVENT_RUN:
             return True
     return False
+
+
+def _takes_part_in(activity: str, events: Sequence[str]) -> bool:
+    """Whether ``activity`` is taking part in one of ``events``: its verb has the event's head
+    for its object ("attending the party", "going to the Valentine's Day party", "throwing a
+    party at the cafe"), not through "for", "to", "about" or another's object ("inviting friends
+    to the party", "preparing for the party"), and its verb does not make the event ready
+    ("planning the party")."""
+    verb, _, rest = bare_text(activity).partition(" ")
+    if not verb.endswith("ing") or verb.startswith(_MAKING_READY):
+        return False
+    heads = {h for h in map(_head, events) if h}
+    return any(re.match(rf"{_TO_THE_HEAD}{head}\b", rest) for head in heads)
+
+
+_MAKING_READY = tuple(PHRASES.texts("making_ready"))
+# From a verb to its object: "to" or "at" first ("going to", "dancing at"), then up to six words
+# none of which turns to another relation ("inviting friends to", "shopping for").
+_TO_THE_HEAD = r"(?:to |at )?(?:(?!for |to |about |after |before |with )\w+ ){0,6}?"
 
 
 def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]) -> bool:
