@@ -115,3 +115,24 @@ def test_a_real_day_like_yesterday_keeps_its_plan_without_a_call(tmp_path, real_
     assert summarise(read_calls(calls)).total.calls == asked.calls
     assert asked.parse_failures == 0
     assert "Tuesday February 14" in klaus.stream.recent(1)[0].description
+
+
+def test_a_real_event_s_own_hours_are_cut_into_the_event(tmp_path, real_embedder):
+    """An event's own block decomposed by the real model under its grammar: no step of it
+    makes the event ready (plan.made_ready), and the steps fill the block."""
+    from datetime import time
+
+    from simulacra.cognition import plan as planning
+    from simulacra.cognition.plan import PlanItem
+    from simulacra.wording import bare_text
+
+    persona = Persona(name="Isabella Rodriguez", age=34, innate="friendly, outgoing")
+    isabella = GenerativeAgent.create(
+        tmp_path / "isabella", persona, at=T0, settings=Settings(), embedder=real_embedder
+    )
+    party = PlanItem("17:00 throwing a Valentine's Day party at Hobbs Cafe")
+    start = datetime.combine(T0.date(), time(17))
+    block = planning.Block(party.activity, start, 60)
+    planning.decompose(isabella, block, start, 60, [party])
+    assert sum(s.minutes for s in block.steps) == 60
+    assert not [s for s in block.steps if bare_text(s.activity).startswith(planning._MAKING_READY)]
