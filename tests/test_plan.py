@@ -843,11 +843,16 @@ def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
         {"time": "17:00", "activity": "throwing a Valentine's Day party at Hobbs Cafe"},
         {"time": "20:00", "activity": "throwing a Valentine's Day party at Hobbs Cafe"},
     )
+    entries, record = [], agent.model.log.record
+    agent.model.log.record = lambda *a, **k: entries.append(record(*a, **k)) or entries[-1]
     before = planning.plan_day(agent, DAY)
     assert "17:00 throwing a Valentine's Day party at Hobbs Cafe" not in before.outline
     assert "15:00 working at Hobbs Cafe" in before.outline
-    # At another hour too: taking part in it (see the next test).
+    # At another hour too: taking part in it (see the next test). Each logged with its call.
     assert "20:00 throwing a Valentine's Day party at Hobbs Cafe" not in before.outline
+    (call,) = [e for e in entries if e["template"] == "day_plan"]
+    dropped = [r["raw"] for r in call["repairs"] if r["rule"] == "plan.other_day"]
+    assert [d[:5] for d in dropped] == ["17:00", "20:00"]
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     assert [i for i in on_the_day.outline if i.startswith("17:00") and "party" in i]
 

@@ -383,13 +383,15 @@ def plan_day(
             return kept
     asked = [_event_item(agent, e, day_name, options[0]) for e in events[: settings.events_max]]
     spans = [span for span in asked if span is not None]
+    # An item that is one of them is left out, and logged with the call (see _judged).
+    later_events = _events_later(sources, day_name)
     event_items = [item for item, _ in spans]
     plan = ask_until(
         agent,
         DAY_PLAN,
-        lambda answer: _judged(spans, answer, day_name, settings),
+        lambda answer: _judged(spans, answer, day_name, settings, later_events),
         settings.day_plan_attempts,
-        rank=lambda answer: _ranked(spans, answer, day_name, settings),
+        rank=lambda answer: _ranked(spans, answer, day_name, settings, later_events),
         today=day_name,
         events_today=event_items,
         events_later=later,
@@ -401,7 +403,7 @@ def plan_day(
         resolutions=resolutions,
         currently=agent.currently,
     )
-    items = _outline(spans, plan, day_name, settings.meal_hours, _events_later(sources, day_name))
+    items = _outline(spans, plan, day_name, settings.meal_hours, later_events)
     items = with_morning_routine(items, plan.wake_up, MORNING_ROUTINE)
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
@@ -619,11 +621,15 @@ def _with_empty_hours_filled(schedule: Answer, hours: list[str]) -> list[str]:
 
 
 def _judged(
-    events: list[tuple[PlanItem, str]], plan: Answer, today: str, settings: PlanSettings
+    events: list[tuple[PlanItem, str]],
+    plan: Answer,
+    today: str,
+    settings: PlanSettings,
+    later: Sequence[str],
 ) -> bool:
     """Whether ``plan`` is usable. Run while the answer is parsed (see ask_until), it also
     makes the day's items from it as plan_day will, so what that drops or moves is logged."""
-    items = _outline(events, plan, today, settings.meal_hours)
+    items = _outline(events, plan, today, settings.meal_hours, later)
     with_morning_routine(items, plan.wake_up, MORNING_ROUTINE)
     usable = _usable(items, plan.wake_up, settings)
     if not usable:
@@ -778,9 +784,14 @@ def _routine_hours(items: list[PlanItem], hours: list[str]) -> int:
 
 
 def _ranked(
-    events: list[tuple[PlanItem, str]], plan: Answer, today: str, settings: PlanSettings
+    events: list[tuple[PlanItem, str]],
+    plan: Answer,
+    today: str,
+    settings: PlanSettings,
+    later: Sequence[str],
 ) -> tuple[bool, int]:
-    return _quality(_outline(events, plan, today, settings.meal_hours), plan.wake_up, settings)
+    items = _outline(events, plan, today, settings.meal_hours, later)
+    return _quality(items, plan.wake_up, settings)
 
 
 def _usable(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> bool:
