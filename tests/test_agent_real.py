@@ -124,7 +124,6 @@ def test_a_real_event_s_own_hours_are_cut_into_the_event(tmp_path, real_embedder
 
     from simulacra.cognition import plan as planning
     from simulacra.cognition.plan import PlanItem
-    from simulacra.wording import bare_text
 
     persona = Persona(name="Isabella Rodriguez", age=34, innate="friendly, outgoing")
     isabella = GenerativeAgent.create(
@@ -135,4 +134,4 @@ def test_a_real_event_s_own_hours_are_cut_into_the_event(tmp_path, real_embedder
     block = planning.Block(party.activity, start, 60)
     planning.decompose(isabella, block, start, 60, [party])
     assert sum(s.minutes for s in block.steps) == 60
-    assert not [s for s in block.steps if bare_text(s.activity).startswith(planning._MAKING_READY)]
+    assert not [s for s in block.steps if planning._makes_ready(s.activity)]

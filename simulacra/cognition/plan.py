@@ -735,13 +735,20 @@ def _takes_part_in(activity: str, events: Sequence[str]) -> bool:
     to the party", "preparing for the party"), and its verb does not make the event ready
     ("planning the party")."""
     verb, _, rest = bare_text(activity).partition(" ")
-    if not verb.endswith("ing") or verb.startswith(_MAKING_READY):
+    if not verb.endswith("ing") or _makes_ready(verb):
         return False
     heads = {h for h in map(_head, events) if h}
     return any(re.match(rf"{_TO_THE_HEAD}{head}\b", rest) for head in heads)
 
 
 _MAKING_READY = tuple(PHRASES.texts("making_ready"))
+
+
+def _makes_ready(activity: str) -> bool:
+    """Whether ``activity``'s verb makes an event ready ("planning", "setting up")."""
+    return bare_text(activity).startswith(_MAKING_READY)
+
+
 # From a verb to its object: "to" or "at" first ("going to", "dancing at"), then up to six words
 # none of which turns to another relation ("inviting friends to", "shopping for").
 _TO_THE_HEAD = r"(?:to |at )?(?:(?!for |to |about |after |before |with )\w+ ){0,6}?"
@@ -941,7 +948,7 @@ def _made_ready(steps: Sequence[Any], *, logged: bool = False) -> list[str]:
     (0/10; told that the event was under way, and with the grammar writing "Now that it has
     begun, it involves" first, 1/10: "Hosting a poetry reading involves setting up the
     stage"). Not asked again: what is left is the event's, or the block's own activity."""
-    ready = [s.activity for s in steps if bare_text(s.activity).startswith(_MAKING_READY)]
+    ready = [s.activity for s in steps if _makes_ready(s.activity)]
     for activity in ready if logged else ():
         reject(MADE_READY, activity)
     return ready
