@@ -871,6 +871,8 @@ def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
         ("buying flowers for the party", False),
         ("talking about the party with Maria", False),
         ("working at Hobbs Cafe", False),
+        ("working at the party supply store", False),
+        ("dancing at the party tonight", True),
     ],
 )
 def test_an_item_taking_part_in_a_later_day_s_event_is_left_out(activity, the_event):

@@ -732,13 +732,13 @@ def _takes_part_in(activity: str, events: Sequence[str]) -> bool:
     """Whether ``activity`` is taking part in one of ``events``: its verb has the event's head
     for its object ("attending the party", "going to the Valentine's Day party", "throwing a
     party at the cafe"), not through "for", "to", "about" or another's object ("inviting friends
-    to the party", "preparing for the party"), and its verb does not make the event ready
-    ("planning the party")."""
+    to the party", "preparing for the party"), it ends the object ("working at the party supply
+    store" is not), and its verb does not make the event ready ("planning the party")."""
     verb, _, rest = bare_text(activity).partition(" ")
     if not verb.endswith("ing") or _makes_ready(verb):
         return False
     heads = {h for h in map(_head, events) if h}
-    return any(re.match(rf"{_TO_THE_HEAD}{head}\b", rest) for head in heads)
+    return any(re.match(rf"{_TO_THE_HEAD}{head}{_PHRASE_END}", rest) for head in heads)
 
 
 _MAKING_READY = tuple(PHRASES.texts("making_ready"))
@@ -752,6 +752,8 @@ def _makes_ready(activity: str) -> bool:
 # From a verb to its object: "to" or "at" first ("going to", "dancing at"), then up to six words
 # none of which turns to another relation ("inviting friends to", "shopping for").
 _TO_THE_HEAD = r"(?:to |at )?(?:(?!for |to |about |after |before |with )\w+ ){0,6}?"
+# The head ends its noun phrase: "working at the party supply store" is work at a store.
+_PHRASE_END = r"(?:$| (?:at|on|from|with|in|this|tomorrow|today|tonight|and|for|until|to|of)\b)"
 
 
 def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]) -> bool:
