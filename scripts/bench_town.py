@@ -2,7 +2,7 @@
 replay cache, and what it cost per agent per game-hour.
 
     python scripts/bench_town.py [--hours 2] [--world worlds/smallville-3] [--start HH:MM]
-                                 [--keep DIR] [--concurrency N]
+                                 [--keep DIR] [--concurrency N] [--config FILE]
 
 ``--start`` begins on the scenario's first day at that time instead of at the scenario's
 start (e.g. ``--world worlds/smallville --start 08:00`` for the 25-resident hour).
@@ -38,9 +38,10 @@ def main() -> None:
     parser.add_argument(
         "--concurrency", type=int, help="model calls at once (default: engine.concurrency)"
     )
+    parser.add_argument("--config", type=Path, help="a settings file, as `simulacra --config`")
     args = parser.parse_args()
 
-    settings = Settings()
+    settings = Settings.load(args.config)
     settings.llm.cache = False  # measure the model, not the replay cache
     settings.llm.model = args.model
     if args.concurrency:
@@ -61,6 +62,7 @@ def main() -> None:
     print(f"prompt tokens per agent per game-hour   {r.per_agent_hour(t.prompt_tokens):8,.0f}")
     print(f"generated tokens per agent per game-hour{r.per_agent_hour(t.generated_tokens):8,.0f}")
     print(f"prompt tokens reused from the KV cache  {t.reuse_share:8.0%}")
+    print(f"  read again for want of kv_cache_mb    {t.evicted_share:8.0%}")
     print(f"wall seconds per agent per game-hour    {r.per_agent_hour(r.wall_seconds):8.1f}")
     prefill, decode, sample = (
         r.per_agent_hour(s) for s in (t.prefill_seconds, t.decode_seconds, t.sample_seconds)

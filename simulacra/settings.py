@@ -35,6 +35,14 @@ def default_cache_dir() -> Path:
     return Path(base) / "simulacra"
 
 
+# A town's saved KV states: one per resident for each template it asks every few minutes
+# (act, event, importance, decide, respond, after_chat), about 20 MB each on the 1.5B (28 KB a
+# token). At 512 MB for the 25 residents of worlds/smallville a state was dropped before its
+# resident asked again: see docs/speed.md.
+KV_MB_PER_AGENT = 128
+KV_MB_LEAST = 512
+
+
 class LLMSettings(_Section):
     model: Path | None = Field(
         None, description="GGUF file; else SIMULACRA_MODEL, a .gguf in models/, the embedded model"
@@ -47,8 +55,11 @@ class LLMSettings(_Section):
     seed: int = 42
     temperature: float = Field(0.6, ge=0.0, le=2.0)
     top_p: float = Field(0.95, gt=0.0, le=1.0)
-    kv_cache_mb: int = Field(
-        512, ge=0, description="RAM for saved KV prefixes, one per agent identity; 0 = off"
+    kv_cache_mb: int | None = Field(
+        None,
+        ge=0,
+        description=f"RAM for saved KV states, one per agent and template; default: "
+        f"{KV_MB_PER_AGENT} per agent, at least {KV_MB_LEAST}; 0 = off",
     )
     n_parallel: int = Field(
         4,
@@ -76,6 +87,12 @@ class LLMSettings(_Section):
     server_retries: int = Field(
         3, ge=0, le=5, description="extra tries after a refused, failed or garbled answer"
     )
+
+    def kv_cache_mb_for(self, agents: int) -> int:
+        """``kv_cache_mb``, or the default for a town of ``agents``."""
+        if self.kv_cache_mb is not None:
+            return self.kv_cache_mb
+        return max(KV_MB_LEAST, KV_MB_PER_AGENT * agents)
 
 
 class EmbedSettings(_Section):

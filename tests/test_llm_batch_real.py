@@ -65,6 +65,35 @@ def test_an_agent_asking_again_reads_only_what_changed(real_model):
     assert entries[1]["reused_tokens"] > 0
 
 
+@pytest.mark.parametrize("kv_cache_mb", [1, 64])
+def test_a_prompt_read_again_for_want_of_room_is_counted(tmp_path, kv_cache_mb):
+    """One sequence for two agents: Maria's second call finds her prompt only in her saved
+    state. 1 MB holds no state of this length, so her prompt is read again and counted as
+    evicted; 64 MB holds both, and it is reused."""
+    from simulacra.llm import StructuredModel
+    from simulacra.llm.calllog import CallLog
+    from simulacra.llm.llama import LlamaCppModel
+    from simulacra.llm.resolve import embedded_model
+    from simulacra.settings import Settings
+
+    settings = Settings().llm
+    settings.n_parallel, settings.kv_cache_mb = 1, kv_cache_mb
+    model = StructuredModel(
+        LlamaCppModel(embedded_model(), settings), settings, CallLog(tmp_path / "calls.jsonl")
+    )
+    story = " ".join(["Maria studies physics at Oak Hill College and streams games at night."] * 8)
+    maria = prompt("Maria Lopez", f"{story} What does Maria do at 9:00?")
+    klaus = prompt("Klaus Mueller", "What does Klaus do at 9:00?")
+    for p, seed in ((maria, 1), (klaus, 1), (maria, 2)):
+        model.generate(p, Plan, seed=seed)
+    again = _entries(model)[2]
+    if kv_cache_mb == 1:
+        assert again["evicted_tokens"] > again["prompt_tokens"] / 2
+    else:
+        assert again["evicted_tokens"] == 0
+        assert again["reused_tokens"] == again["prompt_tokens"] - 1
+
+
 def test_the_grammar_ends_an_answer_without_a_pass_for_the_end_token(real_model):
     answer = real_model.generate(prompt("Sam Moore", "Where is Sam at noon?"), Plan, seed=3)
     assert answer.place in PLACES

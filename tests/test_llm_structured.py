@@ -111,3 +111,13 @@ def test_free_text_is_logged_and_stripped(scripted):
     request = model.completer.requests[0]
     assert request.schema is None and request.max_tokens == 20
     assert model.log.totals.calls == 1
+
+
+def test_the_saved_kv_states_grow_with_the_town_unless_set():
+    from simulacra.settings import KV_MB_LEAST, KV_MB_PER_AGENT, LLMSettings
+
+    settings = LLMSettings()
+    assert settings.kv_cache_mb_for(1) == settings.kv_cache_mb_for(3) == KV_MB_LEAST
+    assert settings.kv_cache_mb_for(25) == 25 * KV_MB_PER_AGENT > KV_MB_LEAST
+    settings.kv_cache_mb = 0  # off, whatever the town
+    assert settings.kv_cache_mb_for(25) == 0

@@ -521,7 +521,7 @@ CLI = textwrap.dedent(
     from simulacra.llm import open_model
     from simulacra.llm.scripted import ScriptedModel
 
-    def scripted(settings, log_dir=None):
+    def scripted(settings, log_dir=None, **_):
         settings = settings.model_copy(update={{"cache": False}})
         return open_model(settings, completer=ScriptedModel(SCRIPTS), log_dir=log_dir)
 

@@ -34,6 +34,7 @@ def stats(directory: Path) -> None:
         "cached",
         "prompt tok",
         "reused",
+        "evicted",
         "generated",
         "parse fail",
         "repairs",
@@ -55,6 +56,7 @@ def stats(directory: Path) -> None:
             str(t.cache_hits),
             str(t.prompt_tokens),
             f"{t.reuse_share:.0%}",
+            str(t.evicted_tokens),
             str(t.generated_tokens),
             str(t.parse_failures),
             str(t.repairs),
@@ -71,6 +73,11 @@ def stats(directory: Path) -> None:
         table.add_row(*row(name, totals))
     table.add_row(*row("[bold]total[/bold]", summary.total))
     console.print(table)
+    if share := summary.total.evicted_share:
+        console.print(
+            f"{share:.0%} of prompt tokens were read again because the saved KV states that "
+            "held them had been dropped for room: a larger llm.kv_cache_mb spares them"
+        )
     console.print(_repairs_table(hits(read_calls(path))))
     if not any("repairs" in entry for entry in read_calls(path)):
         console.print("[dim]This log was written before repairs were logged: none counted.[/dim]")

@@ -33,12 +33,14 @@ def open_model(
     log_dir: Path | None = None,
     retries: int = 1,
     completer: Completer | None = None,
+    agents: int = 1,
 ) -> StructuredModel:
     """The product's model stack: llama.cpp in this process, or the model server of
     ``settings.server``, wrapped in the replay cache (unless turned off), with every call
     written to ``log_dir/calls.jsonl``. Safe to call from several threads at once.
 
-    ``completer`` replaces the backend (tests pass the scripted model here).
+    ``completer`` replaces the backend (tests pass the scripted model here); ``agents``, how
+    many agents will call it, sizes its saved KV states (``LLMSettings.kv_cache_mb_for``).
     """
     if completer is None and settings.server:
         from simulacra.llm.server import ServerModel
@@ -51,7 +53,7 @@ def open_model(
         from simulacra.llm.llama import LlamaCppModel
 
         resolved = resolve_model(settings.model, cache_dir=settings.cache_dir)
-        completer = LlamaCppModel(resolved.path, settings)
+        completer = LlamaCppModel(resolved.path, settings, agents=agents)
     if settings.cache:
         completer = ReplayCache(completer, settings.cache_dir / REPLAY_FILE)
     log = CallLog(log_dir / CALLS_FILE if log_dir is not None else None)

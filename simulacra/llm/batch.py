@@ -75,6 +75,7 @@ class Job:
     # filled while decoding
     answer: list[int] = field(default_factory=list)
     reused: int = 0
+    evicted: int = 0  # prompt tokens a saved state dropped for room would have spared
     prefill_seconds: float = 0.0
     decode_seconds: float = 0.0
     sample_seconds: float = 0.0
@@ -226,6 +227,9 @@ class BatchDecoder:
             lib.llama_memory_seq_rm(self._mem, own.seq, -1, -1)
             lib.llama_memory_seq_cp(self._mem, donor.seq, own.seq, 0, shared)
             own.held, have = tokens[:shared], shared
+        could = min(self._saved.longest_ever(tokens), limit)
+        if could > have + MIN_RESTORE:
+            job.evicted = could - have
         lib.llama_memory_seq_rm(self._mem, own.seq, have, -1)
         own.held = own.held[:have]
         own.key, own.job = job.key, job
@@ -429,6 +433,7 @@ class BatchDecoder:
             text=text,
             prompt_tokens=len(job.tokens),
             reused_tokens=job.reused,
+            evicted_tokens=job.evicted,
             generated_tokens=len(job.answer),
             seconds=time.perf_counter() - job.started,
             prefill_seconds=job.prefill_seconds,
@@ -459,11 +464,15 @@ class BatchDecoder:
 
 
 class SavedPrefixes:
-    """KV states after calls, one per agent and template, least recently used dropped first."""
+    """KV states after calls, one per agent and template, least recently used dropped first.
+    The tokens of every state ever saved are kept too (a few KB each against tens of MB of KV),
+    so a call can tell what a state dropped for room would have spared it: the sign that
+    ``llm.kv_cache_mb`` is too small for the town."""
 
     def __init__(self, capacity_bytes: int) -> None:
         self.capacity = capacity_bytes
         self._states: OrderedDict[str, tuple[list[int], object, int]] = OrderedDict()
+        self._ever: dict[str, list[int]] = {}
 
     def save(self, decoder: BatchDecoder, slot: _Slot, name: str) -> None:
         lib = decoder._lib
@@ -474,6 +483,7 @@ class SavedPrefixes:
         used = lib.llama_state_seq_get_data(decoder._ctx, buffer, size, slot.seq)
         self._states.pop(name, None)
         self._states[name] = (list(slot.held), buffer, used)
+        self._ever[name] = self._states[name][0]
         while self._states and sum(s[2] for s in self._states.values()) > self.capacity:
             self._states.popitem(last=False)
 
@@ -481,6 +491,10 @@ class SavedPrefixes:
         if not self._states:
             return None
         return max(self._states.values(), key=lambda s: _common(s[0], tokens))
+
+    def longest_ever(self, tokens: list[int]) -> int:
+        """The longest prefix of ``tokens`` any state saved so far held, dropped or not."""
+        return max((_common(held, tokens) for held in self._ever.values()), default=0)
 
     def restore(self, decoder: BatchDecoder, saved, seq: int) -> bool:
         held, buffer, used = saved

@@ -51,6 +51,7 @@ class CallLog:
             "agent": prompt.agent,
             "prompt_tokens": done.prompt_tokens,
             "reused_tokens": done.reused_tokens,
+            "evicted_tokens": done.evicted_tokens,
             "generated_tokens": done.generated_tokens,
             "seconds": round(done.seconds, 4),
             "prefill_s": round(done.prefill_seconds, 4),
@@ -87,6 +88,7 @@ class Totals:
     cache_hits: int = 0
     prompt_tokens: int = 0
     reused_tokens: int = 0
+    evicted_tokens: int = 0  # read again for want of room for saved KV states
     generated_tokens: int = 0
     seconds: float = 0.0
     prefill_seconds: float = 0.0
@@ -105,6 +107,7 @@ class Totals:
             self.calls += 1
             self.prompt_tokens += entry["prompt_tokens"]
             self.reused_tokens += entry["reused_tokens"]
+            self.evicted_tokens += entry.get("evicted_tokens", 0)
             self.generated_tokens += entry["generated_tokens"]
             self.seconds += entry["seconds"]
             # Logs written before the breakdown existed have none: they count as 0.
@@ -121,6 +124,10 @@ class Totals:
     @property
     def reuse_share(self) -> float:
         return self.reused_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    @property
+    def evicted_share(self) -> float:
+        return self.evicted_tokens / self.prompt_tokens if self.prompt_tokens else 0.0
 
 
 @dataclass

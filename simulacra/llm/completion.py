@@ -52,6 +52,9 @@ class Completion:
     generated_tokens: int
     seconds: float
     cache_hit: bool = False
+    # Prompt tokens read again because the saved state that held them had been dropped to
+    # stay within llm.kv_cache_mb: what a bigger setting would have spared.
+    evicted_tokens: int = 0
     # Where the seconds went (a backend that cannot tell leaves them 0): reading the prompt,
     # generating (forward passes shared with other calls are split by tokens), and sampling
     # with the grammar; tokens the grammar rejected and were sampled again under its mask.

@@ -83,9 +83,10 @@ class LlamaCppModel:
     (:mod:`simulacra.llm.batch`).
     """
 
-    def __init__(self, path: Path, settings: LLMSettings) -> None:
+    def __init__(self, path: Path, settings: LLMSettings, *, agents: int = 1) -> None:
         self.path = path
         self.settings = settings
+        self.agents = agents  # whose calls it takes: they size the saved KV states
         self._identity = file_identity(path)
         self._llm = None  # set last when loading: other threads then find everything ready
         # Schemas with run-time options (places, people) differ call to call: keep the recent.
@@ -128,7 +129,7 @@ class LlamaCppModel:
                     n_ctx=settings.n_ctx,
                     n_batch=settings.n_batch,
                     n_threads=n_threads,
-                    saved_bytes=settings.kv_cache_mb << 20,
+                    saved_bytes=settings.kv_cache_mb_for(self.agents) << 20,
                     lookahead=settings.lookahead,
                     detokenize=lambda t: llm.detokenize(t).decode("utf-8", errors="ignore"),
                 )

@@ -184,7 +184,7 @@ class Simulation:
 
     @classmethod
     def _open(cls, directory, meta, world, settings, model, embedder) -> Simulation:
-        model = model or open_model(settings.llm, log_dir=directory)
+        model = model or open_model(settings.llm, log_dir=directory, agents=len(world.personas))
         embedder = embedder or open_embedder(settings.embed, settings.llm.cache_dir)
         return cls(directory, meta, world, settings, model, embedder)
 
