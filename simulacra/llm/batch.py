@@ -493,8 +493,10 @@ class SavedPrefixes:
         return max(self._states.values(), key=lambda s: _common(s[0], tokens))
 
     def longest_ever(self, tokens: list[int]) -> int:
-        """The longest prefix of ``tokens`` any state saved so far held, dropped or not."""
-        return max((_common(held, tokens) for held in self._ever.values()), default=0)
+        """The longest prefix of ``tokens`` a state dropped for room held (those kept are
+        ``best``'s): nothing to compare, and no work on the hot path, while none was dropped."""
+        dropped = (held for name, held in self._ever.items() if name not in self._states)
+        return max((_common(held, tokens) for held in dropped), default=0)
 
     def restore(self, decoder: BatchDecoder, saved, seq: int) -> bool:
         held, buffer, used = saved
