@@ -6,7 +6,15 @@ import pytest
 from click.testing import CliRunner
 
 from simulacra.cli import cli
-from simulacra.llm.prompt_eval import CHECKS, _get, cases_of, evaluate, likely_range, score_cell
+from simulacra.llm.prompt_eval import (
+    CHECKS,
+    _get,
+    cases_of,
+    evaluate,
+    likely_range,
+    run_case,
+    score_cell,
+)
 from simulacra.llm.templates import all_templates, find_template
 
 
@@ -106,15 +114,20 @@ def test_prompts_eval_runs_on_the_real_small_model(tmp_path, monkeypatch):
 
 @pytest.mark.real
 def test_the_capable_model_reacts_to_the_fire_and_works_at_the_cafe(capable_model):
-    """The two failures of the first capable-model run that the prompts fixed; the whole
-    measured table is in docs/evaluation.md (`simulacra prompts eval`)."""
+    """The two failures of the first capable-model run that the prompts fixed, alone: all of
+    the two templates' cases took 4.5 minutes of CI. The whole measured table is in
+    docs/evaluation.md (`simulacra prompts eval`)."""
     from simulacra.llm import open_model
     from simulacra.settings import Settings
 
     settings = Settings()
     settings.llm.model = capable_model
     model = open_model(settings.llm, retries=0)
-    scores = evaluate(model, [find_template("act"), find_template("decide")])
-    passed = {r.case.name for s in scores for r in s.results if r.passed}
-    assert "a burning stove is reacted to" in passed
-    assert "a cafe owner's work happens at the cafe" in passed
+    wanted = {
+        "decide": "a burning stove is reacted to",
+        "act": "a cafe owner's work happens at the cafe",
+    }
+    for template, name in wanted.items():
+        (case,) = [c for c in cases_of(find_template(template)) if c.name == name]
+        result = run_case(model, case, sample=0, seed=42)
+        assert result.passed, (name, result.failures)
