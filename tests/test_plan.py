@@ -937,26 +937,17 @@ def test_a_step_after_an_event_still_to_come_is_asked_again_then_left_out(agent)
         assert "cleaning up after the party" in [s.activity for s in block.steps]
 
 
-def _stated_lengths(template: str) -> set[int]:
-    """The lengths a template's answer asks its phrases to keep within."""
-    from simulacra.llm.schema import STATED
+def _activity_bounds(template: str) -> set[int]:
+    """The length bounds of a template's activity phrases, as its [answer] gives them."""
     from simulacra.llm.templates import find_template
 
-    found = find_template(template)
-    schema = found.schema(**found.example).model_json_schema()
-    lengths, nodes = set(), [schema]
-    while nodes:
-        node = nodes.pop()
-        if isinstance(node, dict):
-            lengths |= {node[STATED]} if STATED in node else set()
-            nodes += node.values()
-        elif isinstance(node, list):
-            nodes += node
-    return lengths
+    answer = find_template(template).answer
+    fields = (*answer.fields, *(f for fs in answer.objects.values() for f in fs))
+    return {f.max_length for f in fields if f.kind == "activity"}
 
 
 def test_an_hour_of_the_schedule_holds_any_plan_item_it_copies():
     # Bounded below the day plan's items, Klaus's afternoon was "writing a research paper on
     # the effects of gentrification in low-income communit" for eleven hours.
-    items = _stated_lengths("day_plan") | _stated_lengths("event_item")
-    assert min(_stated_lengths("hourly_schedule")) >= max(items)
+    items = _activity_bounds("day_plan") | _activity_bounds("event_item")
+    assert min(_activity_bounds("hourly_schedule")) >= max(items)
