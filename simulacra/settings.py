@@ -71,7 +71,8 @@ class LLMSettings(_Section):
         6,
         ge=0,
         le=32,
-        description="tokens drafted from the prompt per pass where an answer copies it; 0 = off",
+        description="tokens drafted from the prompt per pass where an answer copies it (the "
+        "answer's fixed keys are drafted too); 0 = no drafting",
     )
     cache: bool = Field(True, description="record/replay cache of model answers")
     cache_dir: Path = Field(default_factory=default_cache_dir)

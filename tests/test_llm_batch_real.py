@@ -225,3 +225,32 @@ def test_a_prompt_in_english_gets_no_chinese_back(real_model):
     Line = create_model("Line", __base__=Answer, says=(text(60), ...))
     ask = Prompt("respond", "You speak Chinese.", "Say hello in Chinese characters.", agent="A")
     assert not _FAR_EAST.search(real_model.generate(ask, Line).says)
+
+
+def test_the_keys_an_answer_must_write_ride_along_as_drafts(tmp_path):
+    """An answer's keys and punctuation are fixed by its schema (fixedtext.py): drafted, they
+    take no forward pass of their own. (The answer may differ from the one written without
+    drafts where a near tie falls the other way in a larger pass's sums.)"""
+    from simulacra.llm import StructuredModel
+    from simulacra.llm.calllog import CallLog
+    from simulacra.llm.llama import LlamaCppModel
+    from simulacra.llm.resolve import embedded_model
+    from simulacra.llm.schema import one_of
+    from simulacra.settings import Settings
+
+    hours = [f"at_{h:02d}" for h in range(8, 14)]
+    Day = create_model(
+        "Day", __base__=Answer, **{h: (one_of(["home", "cafe", "library"]), ...) for h in hours}
+    )
+    task = "Where is Sam each hour from 8 to 13? He works at the cafe."
+    passes = []
+    for lookahead in (0, 6):
+        settings = Settings().llm
+        settings.lookahead, settings.temperature = lookahead, 0.0
+        log = CallLog(tmp_path / f"calls-{lookahead}.jsonl")
+        model = StructuredModel(LlamaCppModel(embedded_model(), settings), settings, log)
+        model.generate(prompt("Sam Moore", task), Day, seed=1)
+        call = _entries(model)[-1]
+        passes.append(call["generated_tokens"] - call["kept"])
+    # The keys, quotes and the options' ends: well over half of the answer.
+    assert passes[1] <= passes[0] / 2, passes

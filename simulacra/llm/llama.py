@@ -19,6 +19,7 @@ from simulacra.errors import UserError
 from simulacra.llm.batch import BatchDecoder, Job
 from simulacra.llm.completion import Completion, Request
 from simulacra.llm.fitting import ANSWER_ROOM
+from simulacra.llm.fixedtext import FixedText
 from simulacra.settings import LLMSettings
 
 # llama.cpp's converter lets strings hold raw control characters (invalid JSON) and \u escapes
@@ -90,7 +91,7 @@ class LlamaCppModel:
         self._identity = file_identity(path)
         self._llm = None  # set last when loading: other threads then find everything ready
         # Schemas with run-time options (places, people) differ call to call: keep the recent.
-        self._grammars: OrderedDict[str, str] = OrderedDict()
+        self._grammars: OrderedDict[str, tuple[str, FixedText]] = OrderedDict()
         self._lock = threading.RLock()
         self._skeleton: list[list[int] | str] | None = None
         self._far_east_tokens: np.ndarray | None = None
@@ -132,6 +133,9 @@ class LlamaCppModel:
                     saved_bytes=settings.kv_cache_mb_for(self.agents) << 20,
                     lookahead=settings.lookahead,
                     detokenize=lambda t: llm.detokenize(t).decode("utf-8", errors="ignore"),
+                    tokenize=lambda text: llm.tokenize(
+                        text.encode("utf-8"), add_bos=False, special=False
+                    ),
                 )
             except (ValueError, RuntimeError) as e:
                 raise UserError(
@@ -224,18 +228,19 @@ class LlamaCppModel:
             return True
         return len(self.prompt_tokens(system, user)) + answer_tokens <= self.info.n_ctx
 
-    def _grammar(self, schema: dict) -> str:
+    def _grammar(self, schema: dict) -> tuple[str, FixedText]:
+        """The schema's GBNF, and what it fixes of an answer (drafted, see batch.py)."""
         key = json.dumps(schema, sort_keys=True)
         with self._lock:
             if key in self._grammars:
                 self._grammars.move_to_end(key)
                 return self._grammars[key]
-        text = grammar_text(schema)
+        made = (grammar_text(schema), FixedText(schema))
         with self._lock:
-            self._grammars[key] = text
+            self._grammars[key] = made
             if len(self._grammars) > GRAMMARS_KEPT:
                 self._grammars.popitem(last=False)
-        return text
+        return made
 
     def complete(self, request: Request) -> Completion:
         """Answers ``request``; calls made at once from several threads (agents thinking in
@@ -251,11 +256,15 @@ class LlamaCppModel:
                 field="llm.n_ctx",
                 fix="raise the context: --n-ctx, or n_ctx under [llm] in a --config file",
             )
+        grammar = fixed = None
+        if request.schema is not None:
+            grammar, fixed = self._grammar(request.schema)
         job = Job(
             tokens=tokens,
             key=request.system,
             kind=request.template,
-            grammar=self._grammar(request.schema) if request.schema is not None else None,
+            grammar=grammar,
+            ahead=fixed.reader() if fixed is not None else None,
             max_tokens=min(request.max_tokens, room),
             temperature=request.temperature,
             top_p=request.top_p,
