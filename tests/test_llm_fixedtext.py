@@ -51,6 +51,11 @@ def _schemas() -> list[tuple[str, dict]]:
     return found
 
 
+def find_schema(name: str) -> dict:
+    template = all_templates()[name]
+    return template.schema(**template.example).model_json_schema()
+
+
 @pytest.mark.parametrize(("name", "shape"), _schemas(), ids=[n for n, _ in _schemas()])
 def test_what_is_fixed_ahead_is_what_every_answer_goes_on_with(name, shape):
     """At every character of a valid answer, the text said to be fixed ahead is what follows;
@@ -102,6 +107,10 @@ def test_an_answer_in_another_style_is_not_drafted_wrong():
     assert reader.text() == ""
 
 
-def find_schema(name: str) -> dict:
-    template = all_templates()[name]
-    return template.schema(**template.example).model_json_schema()
+def test_an_escaped_quote_does_not_end_a_text():
+    schema = find_schema("respond")
+    reader = FixedText(schema).reader()
+    reader.feed('{"heard": "You said \\"hi\\" and')
+    assert reader.text() == ""
+    reader.feed('",')
+    assert reader.text() == ' "says": "'

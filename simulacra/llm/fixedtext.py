@@ -60,58 +60,63 @@ class _Reader:
             return
         top = self.stack[-1]
         if top.kind in ("str", "key"):
-            if top.escaped:
-                top.text, top.escaped = top.text + c, False
-            elif c == "\\":
-                top.escaped = True
-            elif c == '"':
-                self.stack.pop()
-                if top.kind == "key":
-                    owner = self.stack[-1]
-                    if top.text not in _properties(self.root, owner.schema):
-                        self.dead = True
-                    owner.keys.append(top.text)
-                    owner.state = "colon"
-                self.blank = False
-            else:
-                top.text += c
-            return
-        if top.kind == "lit":
+            self._in_string(top, c)
+        elif top.kind == "lit":
             if c in ",}]" or c in _BLANK:
                 self.stack.pop()
                 self._char(c)
             else:
                 top.text += c
-            return
-        if c in _BLANK:
+        elif c in _BLANK:
             self.blank = True
-            return
-        self.blank = False
-        if top.kind == "obj":
-            if top.state in ("open", "comma") and c == '"':
-                self.stack.append(_Frame("key", top.schema))
-            elif top.state == "colon" and c == ":":
-                top.state = "val"
-            elif top.state == "val":
-                top.state = "after"
-                sub = _properties(self.root, top.schema).get(top.keys[-1], {})
-                self._begin(c, sub)
-            elif top.state == "after" and c == ",":
-                top.state = "comma"
-            elif top.state in ("open", "after") and c == "}":
-                self.stack.pop()
+        else:
+            self.blank = False
+            if top.kind == "obj":
+                self._in_object(top, c)
             else:
-                self.dead = True
-        elif top.kind == "arr":
-            if top.state in ("open", "after") and c == "]":
-                self.stack.pop()
-            elif top.state == "after" and c == ",":
-                top.state = "comma"
-            elif top.state in ("open", "comma"):
-                top.state, top.items = "after", top.items + 1
-                self._begin(c, _resolve(self.root, top.schema.get("items", {})))
-            else:
-                self.dead = True
+                self._in_array(top, c)
+
+    def _in_string(self, top: _Frame, c: str) -> None:
+        if top.escaped:
+            top.text, top.escaped = top.text + c, False
+        elif c == "\\":
+            top.escaped = True
+        elif c != '"':
+            top.text += c
+        else:
+            self.stack.pop()
+            self.blank = False
+            if top.kind == "key":
+                owner = self.stack[-1]
+                self.dead = top.text not in _properties(self.root, owner.schema)
+                owner.keys.append(top.text)
+                owner.state = "colon"
+
+    def _in_object(self, top: _Frame, c: str) -> None:
+        if top.state in ("open", "comma") and c == '"':
+            self.stack.append(_Frame("key", top.schema))
+        elif top.state == "colon" and c == ":":
+            top.state = "val"
+        elif top.state == "val":
+            top.state = "after"
+            self._begin(c, _properties(self.root, top.schema).get(top.keys[-1], {}))
+        elif top.state == "after" and c == ",":
+            top.state = "comma"
+        elif top.state in ("open", "after") and c == "}":
+            self.stack.pop()
+        else:
+            self.dead = True
+
+    def _in_array(self, top: _Frame, c: str) -> None:
+        if top.state in ("open", "after") and c == "]":
+            self.stack.pop()
+        elif top.state == "after" and c == ",":
+            top.state = "comma"
+        elif top.state in ("open", "comma"):
+            top.state, top.items = "after", top.items + 1
+            self._begin(c, _resolve(self.root, top.schema.get("items", {})))
+        else:
+            self.dead = True
 
     def _begin(self, c: str, schema: dict) -> None:
         schema = _resolve(self.root, schema)
