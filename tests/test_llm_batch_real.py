@@ -254,3 +254,4 @@ def test_the_keys_an_answer_must_write_ride_along_as_drafts(tmp_path):
         passes.append(call["generated_tokens"] - call["kept"])
     # The keys, quotes and the options' ends: well over half of the answer.
     assert passes[1] <= passes[0] / 2, passes
+    assert 0 < call["fixed_kept"] <= call["fixed_drafted"] <= call["drafted"], call

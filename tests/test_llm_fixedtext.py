@@ -84,33 +84,47 @@ def test_an_enum_option_is_fixed_once_its_first_letters_tell_it():
     assert reader.text() == 'rivial"}]}'
 
 
-def test_text_of_the_models_own_choosing_is_not_fixed():
-    schema = find_schema("hourly_schedule")
-    first, second = list(schema["properties"])[:2]
-    reader = FixedText(schema).reader()
-    reader.feed(f'{{"{first}": "reading')
-    assert reader.text() == ""
-    reader.feed(' a book",')
-    assert reader.text() == f' "{second}": "'
+def _hourly_keys() -> tuple[str, str]:
+    first, second = list(find_schema("hourly_schedule")["properties"])[:2]
+    return first, second
 
 
-def test_an_answer_in_another_style_is_not_drafted_wrong():
-    """Compact JSON (no blanks) still reads; the drafts assume the shape sentence's blanks,
-    so they would not be kept, and nothing claims a key that cannot come."""
-    schema = find_schema("event")
-    reader = FixedText(schema).reader()
-    reader.feed('{"emoji":"wash",')
-    assert reader.text() == ' "object_state": "'
-    reader.feed('"object_state":"in use"}')
-    assert reader.text() == ""
-    reader.feed("junk")
-    assert reader.text() == ""
+# Each case: a template, then the pieces of an answer fed in turn, each with the text then
+# said to be fixed.
+FEEDS = {
+    # Text of the model's own choosing is not fixed; the next key is, once the value ends.
+    "free text": (
+        "hourly_schedule",
+        [
+            ('{{"{0}": "reading', ""),
+            (' a book",', ' "{1}": "'),
+        ],
+    ),
+    # Compact JSON (no blanks) still reads: the drafts assume the shape sentence's blanks, so
+    # they would not be kept, and nothing claims a key that cannot come.
+    "another style": (
+        "event",
+        [
+            ('{{"emoji":"wash",', ' "object_state": "'),
+            ('"object_state":"in use"}}', ""),
+            ("junk", ""),
+        ],
+    ),
+    "an escaped quote ends no text": (
+        "respond",
+        [
+            ('{{"heard": "You said \\"hi\\" and', ""),
+            ('",', ' "says": "'),
+        ],
+    ),
+}
 
 
-def test_an_escaped_quote_does_not_end_a_text():
-    schema = find_schema("respond")
-    reader = FixedText(schema).reader()
-    reader.feed('{"heard": "You said \\"hi\\" and')
-    assert reader.text() == ""
-    reader.feed('",')
-    assert reader.text() == ' "says": "'
+@pytest.mark.parametrize("case", FEEDS)
+def test_what_is_fixed_after_each_piece_of_an_answer(case):
+    template, pieces = FEEDS[case]
+    keys = _hourly_keys()
+    reader = FixedText(find_schema(template)).reader()
+    for piece, fixed in pieces:
+        reader.feed(piece.format(*keys))
+        assert reader.text() == fixed.format(*keys)

@@ -45,6 +45,7 @@ def stats(directory: Path) -> None:
         "sample",
         "resampled",
         "drafts kept",
+        "of the schema's",
     ):
         table.add_column(column, justify="left" if column == "template" else "right")
 
@@ -67,6 +68,7 @@ def stats(directory: Path) -> None:
             f"{t.sample_seconds:.1f}",
             str(t.resampled_tokens),
             f"{t.kept_tokens}/{t.drafted_tokens}",
+            f"{t.fixed_kept_tokens}/{t.fixed_drafted_tokens}",
         ]
 
     for name, totals in sorted(summary.by_template.items()):

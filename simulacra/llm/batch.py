@@ -494,6 +494,8 @@ class BatchDecoder:
             resampled_tokens=job.resampled,
             drafted_tokens=job.drafted,
             kept_tokens=job.kept,
+            fixed_drafted_tokens=job.fixed_drafted,
+            fixed_kept_tokens=job.fixed_kept,
         )
         self._saved.save(self, slot, f"{job.kind}\0{job.key}")
         tally = self._drafts.setdefault(job.kind, [0, 0])

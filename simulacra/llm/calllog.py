@@ -60,6 +60,8 @@ class CallLog:
             "resampled": done.resampled_tokens,
             "drafted": done.drafted_tokens,
             "kept": done.kept_tokens,
+            "fixed_drafted": done.fixed_drafted_tokens,
+            "fixed_kept": done.fixed_kept_tokens,
             "cache_hit": done.cache_hit,
             "parsed": parsed,
             "repairs": repairs or [],
@@ -97,6 +99,8 @@ class Totals:
     resampled_tokens: int = 0
     drafted_tokens: int = 0
     kept_tokens: int = 0
+    fixed_drafted_tokens: int = 0  # of the drafts, the schema's fixed text
+    fixed_kept_tokens: int = 0
     parse_failures: int = 0
     repairs: int = 0  # values rewritten by a repair rule
 
@@ -117,6 +121,8 @@ class Totals:
             self.resampled_tokens += entry.get("resampled", 0)
             self.drafted_tokens += entry.get("drafted", 0)
             self.kept_tokens += entry.get("kept", 0)
+            self.fixed_drafted_tokens += entry.get("fixed_drafted", 0)
+            self.fixed_kept_tokens += entry.get("fixed_kept", 0)
         if not entry["parsed"]:
             self.parse_failures += 1
         self.repairs += len(entry.get("repairs", ()))  # none in logs from before they were kept

@@ -62,8 +62,12 @@ class Completion:
     decode_seconds: float = 0.0
     sample_seconds: float = 0.0
     resampled_tokens: int = 0
-    drafted_tokens: int = 0  # drafted from the prompt (prompt lookup), and of them kept
+    # Tokens drafted (the schema's fixed text, then prompt lookup) and of them kept, in all
+    # and of the schema's fixed text alone.
+    drafted_tokens: int = 0
     kept_tokens: int = 0
+    fixed_drafted_tokens: int = 0
+    fixed_kept_tokens: int = 0
 
 
 class Completer(Protocol):

@@ -31,10 +31,9 @@ class _Frame:
 
 
 class _Reader:
-    """Follows one shape of an answer as its text comes in."""
+    """Follows one shape of an answer (its references inlined) as its text comes in."""
 
-    def __init__(self, root: dict, schema: dict) -> None:
-        self.root = root
+    def __init__(self, schema: dict) -> None:
         self.schema = schema
         self.stack: list[_Frame] = []
         self.started = False
@@ -88,7 +87,7 @@ class _Reader:
             self.blank = False
             if top.kind == "key":
                 owner = self.stack[-1]
-                self.dead = top.text not in _properties(self.root, owner.schema)
+                self.dead = top.text not in _properties(owner.schema)
                 owner.keys.append(top.text)
                 owner.state = "colon"
 
@@ -99,7 +98,7 @@ class _Reader:
             top.state = "val"
         elif top.state == "val":
             top.state = "after"
-            self._begin(c, _properties(self.root, top.schema).get(top.keys[-1], {}))
+            self._begin(c, _properties(top.schema).get(top.keys[-1], {}))
         elif top.state == "after" and c == ",":
             top.state = "comma"
         elif top.state in ("open", "after") and c == "}":
@@ -114,12 +113,11 @@ class _Reader:
             top.state = "comma"
         elif top.state in ("open", "comma"):
             top.state, top.items = "after", top.items + 1
-            self._begin(c, _resolve(self.root, top.schema.get("items", {})))
+            self._begin(c, top.schema.get("items", {}))
         else:
             self.dead = True
 
     def _begin(self, c: str, schema: dict) -> None:
-        schema = _resolve(self.root, schema)
         if c == '"':
             self.stack.append(_Frame("str", schema))
         elif c == "{":
@@ -197,9 +195,8 @@ class _Reader:
     def _next_keys(self, obj: _Frame) -> list[str]:
         """The keys that may come next: the next required one, else any optional one left
         (the grammar writes the required keys first, each shape's in its order)."""
-        names = list(_properties(self.root, obj.schema))
+        order = _key_order(obj.schema)
         required = _required(obj.schema)
-        order = [k for k in names if k in required] + [k for k in names if k not in required]
         written = len(obj.keys)
         if written < len(required):
             return [order[written]]
@@ -210,18 +207,17 @@ class _Reader:
         keys = [k for k in self._next_keys(obj) if k.startswith(written)]
         if len(keys) != 1:
             return _common_prefix(keys)[len(written) :] if keys else ""
-        sub = _properties(self.root, obj.schema)[keys[0]]
+        sub = _properties(obj.schema)[keys[0]]
         return keys[0][len(written) :] + '":' + self._value_start_of(sub)
 
     def _value_start(self, obj: _Frame) -> str:
-        return self._value_start_of(_properties(self.root, obj.schema).get(obj.keys[-1], {}))
+        return self._value_start_of(_properties(obj.schema).get(obj.keys[-1], {}))
 
     def _value_start_of(self, schema: dict) -> str:
         return " " + self._start(schema)
 
     def _start(self, schema: dict) -> str:
         """The first characters of any value of ``schema``."""
-        schema = _resolve(self.root, schema)
         if "anyOf" in schema or "oneOf" in schema:
             return ""
         kind = schema.get("type")
@@ -231,12 +227,12 @@ class _Reader:
         if kind == "string":
             return '"' + schema.get(LEAD, "")
         if kind == "object":
-            names = list(_properties(self.root, schema))
-            required = _required(schema)
-            if names and names[0] in required:
-                sub = _properties(self.root, schema)[names[0]]
-                return '{"' + names[0] + '":' + self._value_start_of(sub)
-            return "{"
+            # The first key, where one is required: the order _next_keys follows.
+            first = _key_order(schema)[:1]
+            if not first or first[0] not in _required(schema):
+                return "{"
+            sub = _properties(schema)[first[0]]
+            return '{"' + first[0] + '":' + self._value_start_of(sub)
         if kind == "array":
             if schema.get("minItems", 0) > 0:
                 return "[" + self._start(schema.get("items", {}))
@@ -249,11 +245,11 @@ class FixedText:
 
     def __init__(self, schema: dict) -> None:
         self.schema = schema
-        shapes = schema.get("anyOf") or schema.get("oneOf") or [schema]
-        self.shapes = [_resolve(schema, s) for s in shapes]
+        inlined = _inlined(schema, schema)
+        self.shapes = inlined.get("anyOf") or inlined.get("oneOf") or [inlined]
 
     def reader(self) -> Ahead:
-        return Ahead([_Reader(self.schema, shape) for shape in self.shapes])
+        return Ahead([_Reader(shape) for shape in self.shapes])
 
 
 class Ahead:
@@ -276,16 +272,38 @@ class Ahead:
         return _common_prefix([r.ahead() for r in self._readers]).rstrip(_BLANK)
 
 
-def _resolve(root: dict, schema: dict) -> dict:
+def _inlined(root: dict, schema: dict, within: tuple[str, ...] = ()) -> dict:
+    """``schema`` with every ``#/$defs/`` reference replaced by what it names, once, so that
+    reading an answer never resolves one again. A definition that holds itself reads as any
+    value (nothing fixed) where it recurs."""
     ref = schema.get("$ref")
-    if not ref or not ref.startswith("#/$defs/"):
-        return schema
-    target = root.get("$defs", {}).get(ref.removeprefix("#/$defs/"), {})
-    return {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+    if isinstance(ref, str) and ref.startswith("#/$defs/"):
+        name = ref.removeprefix("#/$defs/")
+        if name in within:
+            return {}
+        target = root.get("$defs", {}).get(name, {})
+        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        within = (*within, name)
+    done = dict(schema)
+    if isinstance(schema.get("properties"), dict):
+        done["properties"] = {k: _inlined(root, v, within) for k, v in schema["properties"].items()}
+    if isinstance(schema.get("items"), dict):
+        done["items"] = _inlined(root, schema["items"], within)
+    for key in ("anyOf", "oneOf"):
+        if isinstance(schema.get(key), list):
+            done[key] = [_inlined(root, s, within) for s in schema[key]]
+    return done
 
 
-def _properties(root: dict, schema: dict) -> dict[str, dict]:
-    return {k: _resolve(root, v) for k, v in schema.get("properties", {}).items()}
+def _properties(schema: dict) -> dict[str, dict]:
+    return schema.get("properties", {})
+
+
+def _key_order(schema: dict) -> list[str]:
+    """An object's keys in the order the grammar writes them: required first, each group in
+    the schema's order."""
+    names, required = list(_properties(schema)), _required(schema)
+    return [k for k in names if k in required] + [k for k in names if k not in required]
 
 
 def _required(schema: dict) -> list[str]:
