@@ -5,11 +5,30 @@ from __future__ import annotations
 
 import difflib
 import re
+from functools import cache
+
+from lemminflect import getAllLemmas
 
 
 def bare_words(text: str) -> list[str]:
     """``text``'s words, lower case, without punctuation ("Valentine's" is two)."""
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
+
+
+def base_words(text: str) -> list[str]:
+    """``text``'s bare words, each in its dictionary form ("showered" and "showering" are
+    "shower", "had" is "have"): the same words said in another tense or number read alike."""
+    return [base_word(word) for word in bare_words(text)]
+
+
+@cache
+def base_word(word: str) -> str:
+    """A lower-case word in its dictionary form (a verb's, else a noun's), or as it is."""
+    lemmas = getAllLemmas(word)
+    for kind in ("VERB", "AUX", "NOUN"):
+        if lemmas.get(kind):
+            return lemmas[kind][0]
+    return word
 
 
 def bare_text(text: str) -> str:

@@ -472,6 +472,19 @@ def test_a_sentence_made_of_an_earlier_line_s_words_is_an_echo():
     )
 
 
+def test_an_echo_in_another_tense_is_an_echo():
+    """bench_town, stop 77: Klaus answered Maria's morning with her words in his tense."""
+    from simulacra.cognition.dialogue import _said_before
+
+    maria = (
+        "Hello Klaus! I wanted to tell you about what I'm planning for Monday. I woke up at "
+        "07:30, showered, got dressed, and had breakfast at home."
+    )
+    assert _said_before("showering, got dressed, and have breakfast at home.", [maria])
+    assert not _said_before("I showered too, and now I'm off to the library.", [maria])
+    assert not _said_before("That sounds like a busy morning! Mine was slow.", [maria])
+
+
 def test_a_line_that_opens_as_its_speaker_s_last_one_is_told_apart():
     """README run, stop 53: Maria's "I'm glad you have a plan...", "I'm glad you have one
     too...", "I'm glad you're interested..."."""

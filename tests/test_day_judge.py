@@ -160,6 +160,12 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
         ("Klaus Mueller", "I have been reading about gentrification in the library today."),
         ("Isabella Rodriguez", "I have been reading about gentrification in the library too."),
     )
+    day.says(  # bench_town, stop 77: her words, in his tense
+        at(13, "10:40"),
+        ("Maria Lopez", "I woke up at 07:30, showered, got dressed, and had breakfast at home."),
+        ("Klaus Mueller", "showering, got dressed, and have breakfast at home."),
+        ("Maria Lopez", "Sounds good. I showered too and have a class at nine."),
+    )
     result = judge(read_day_log(day.write(tmp_path / "run")))
     lines = {f.text.split(": ", 1)[1]: f.why for f in result.findings if f.kind is FindingKind.LINE}
     assert set(lines) == {
@@ -167,6 +173,7 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
         "As an AI language model, I cannot attend parties.",
         "I have been reading about gentrification in the library too.",
         "Everyone at the dorm is so fond of Isabella. Bye!",
+        "showering, got dressed, and have breakfast at home.",
     }
     assert "speaks of Maria Lopez" in lines["Of course. Maria is always welcome at Hobbs Cafe."]
     assert "echoes" in lines["I have been reading about gentrification in the library too."]

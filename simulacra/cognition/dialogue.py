@@ -24,7 +24,7 @@ from simulacra.llm.repairs import Rule, reject, repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
-from simulacra.wording import bare_text, bare_words, longest_run, mostly_in
+from simulacra.wording import bare_text, bare_words, base_words, longest_run, mostly_in
 
 RESPOND = template_beside(__file__, "respond")
 AFTER_CHAT = template_beside(__file__, "after_chat")
@@ -381,16 +381,20 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
     It would be a great..."), and both went on asking "Could you please give me some tips on
     studying?" behind new greetings."""
     said = bare_text(words)
-    sentences = [bare_words(s) for s in _sentences(words)]
+    # Words compared in their dictionary forms: Klaus's "showering, got dressed, and have
+    # breakfast at home" was Maria's "showered, got dressed, and had breakfast at home"
+    # (bench_town, stop 77).
+    sentences = [base_words(s) for s in _sentences(words)]
     sentences = [s for s in sentences if len(s) >= _ECHO_WORDS]
+    mine = base_words(words)
     for text in texts:
         before = bare_text(text)
-        their_words = before.split()
+        their_words = base_words(text)
         if any(mostly_in(sentence, their_words, _ECHO_SHARE) for sentence in sentences):
             return True
         # An earlier line inside this one: Maria's "I'm glad you're looking forward to it
         # too!" after Klaus's "I'm looking forward to that too!" (party seed 3y, 07:31).
-        if len(their_words) >= _ECHO_WORDS and mostly_in(their_words, said.split(), _ECHO_SHARE):
+        if len(their_words) >= _ECHO_WORDS and mostly_in(their_words, mine, _ECHO_SHARE):
             return True
         match = difflib.SequenceMatcher(None, said, before, autojunk=False)
         if match.ratio() > 0.9:

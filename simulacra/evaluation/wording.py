@@ -19,6 +19,7 @@ from lemminflect import getAllLemmas, getInflection
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.vocabulary import vocabulary
 from simulacra.llm.tidy import is_adverb, is_participle, verb_lemmas
+from simulacra.wording import base_word
 from simulacra.world.names import where_said
 from simulacra.world.tree import split_address
 
@@ -236,11 +237,13 @@ def assistant_line(text: str) -> str | None:
 
 
 def echo(text: str, earlier: Sequence[str]) -> str | None:
-    """Most of an earlier line of the conversation said again, its words in order."""
+    """Most of an earlier line of the conversation said again, its words in order, in any
+    tense: "showering, got dressed, and have breakfast at home" after "I woke up at 07:30,
+    showered, got dressed, and had breakfast at home" (bench_town, stop 77)."""
     words = vocabulary().line
-    mine = _WORD.findall(plain(text))
+    mine = _base_words(text)
     for line in earlier:
-        theirs = _WORD.findall(plain(line))
+        theirs = _base_words(line)
         shorter = min(len(mine), len(theirs))
         if shorter < words.echo_words:
             continue
@@ -248,6 +251,11 @@ def echo(text: str, earlier: Sequence[str]) -> str | None:
         if sum(b.size for b in blocks) / shorter >= words.echo_share:
             return f"echoes {line[:80]!r}"
     return None
+
+
+def _base_words(text: str) -> list[str]:
+    """The judge's words of ``text`` ("i'm" is one), each in its dictionary form."""
+    return [base_word(word) for word in _WORD.findall(plain(text))]
 
 
 @cache
