@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from simulacra import gametime
 from simulacra.llm.completion import Request
 
 PARTY = "I'm throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm."
@@ -51,11 +52,8 @@ def day_plan(request: Request) -> dict:
     woken = wake[len(wake) // 2]  # the usual time, in the middle of the options
     answer = {
         "wake_up": woken,
-        "morning": [
-            # In the hour after the wake-up's: the morning routine fills only its own hour.
-            {"time": f"{int(woken[:2]) + 1:02d}:00", "activity": "reading the news"},
-            {"time": "09:00", "activity": routine},
-        ],
+        # In the hour after the wake-up's: the morning routine fills only its own hour.
+        "morning": [{"time": f"{int(woken[:2]) + 1:02d}:00", "activity": routine}],
         "rest_of_day": [
             {"time": t, "activity": a}
             for t, a in zip(
@@ -74,9 +72,13 @@ def event_item(request: Request) -> dict:
 
 
 def schedule(request: Request) -> dict:
+    """The plan, hour by hour: the item in force at each hour the schema asks (the wake-up's
+    hour, the morning routine, is not asked), else the resident's routine."""
     hours = list(request.schema["properties"])
     routine = ROUTINE.get(who(request), "going about the day")
-    return dict.fromkeys(hours, routine)  # the wake-up's hour, the morning routine, is not asked
+    variables = request.variables
+    in_force = dict(gametime.in_force(variables.get("outline", ()), hours))
+    return {hour: in_force.get(hour, routine) for hour in hours}
 
 
 def decompose(request: Request) -> dict:

@@ -604,13 +604,39 @@ def test_an_hour_written_as_nothing_is_asked_again_then_begins_the_next_early(ag
 
     at = partial(_activity_at, plan)
 
-    assert (
-        at("07:30")
-        == at("08:30")
-        == at("21:30")
-        == at("22:30")
-        == "working at the counter of Hobbs Cafe"
-    )
+    assert at("07:30") == at("08:30") == "working at the counter of Hobbs Cafe"
+    assert at("21:30") == at("22:30") == "relaxing at home"  # the plan's, from 18:00
+
+
+def test_a_plan_item_left_out_at_its_hour_is_asked_again_then_put_back(agent):
+    """bench_town (stop 77): Maria "studying for a physics exam" from 09:00 to midnight over
+    her plan's "21:00 streaming games". A part of an item in other words passes ("grabbing a
+    quick lunch" for "having lunch"); where every sample leaves the item out, it is put back
+    at its hour and over the hours after it that went on with what replaced it."""
+    routine = "working at the counter of Hobbs Cafe"
+
+    def all_day_at_work(request):
+        return dict.fromkeys(request.schema["properties"], routine)
+
+    agent.model.completer.scripts["hourly_schedule"] = all_day_at_work
+    plan = planning.plan_day(agent, DAY)
+    first, second = agent.model.completer.calls("hourly_schedule")
+    assert first.seed != second.seed
+    at = partial(_activity_at, plan)
+    assert at("11:30") == at("13:30") == at("17:30") == routine
+    assert at("12:30") == "having lunch"
+    assert at("18:30") == at("22:30") == "relaxing at home"
+
+    script = SCRIPTS["hourly_schedule"]
+    agent.model.completer.scripts["hourly_schedule"] = lambda request: {
+        **script(request),
+        "12:00": "grabbing a quick lunch",
+    }
+    tomorrow = DAY + timedelta(days=1)
+    plan = planning.plan_day(agent, tomorrow)
+    assert len(agent.model.completer.calls("hourly_schedule")) == 3  # one more: taken
+    noon = plan.block_at(datetime.combine(tomorrow, time(12, 30)))
+    assert noon.activity == "grabbing a quick lunch"
 
 
 def test_an_hour_of_sleep_before_waking_hours_is_asked_again(agent):
@@ -640,9 +666,8 @@ def test_the_routine_s_steps_again_after_it_begin_the_next_hour_early(agent):
 
     def routine_again(request):
         answer = script(request)
-        first, second, third = sorted(answer)[:3]
+        first, second = sorted(answer)[:2]
         answer.update({first: "showering", second: "getting dressed for the day"})
-        answer[third] = "reading the news"
         return answer
 
     agent.model.completer.scripts["hourly_schedule"] = routine_again
@@ -650,7 +675,7 @@ def test_the_routine_s_steps_again_after_it_begin_the_next_hour_early(agent):
     assert len(agent.model.completer.calls("hourly_schedule")) == 1
     shown = [b.activity for b in plan.blocks]
     assert "showering" not in shown and "getting dressed for the day" not in shown
-    assert "reading the news" in shown
+    assert shown[2] == "working at the counter of Hobbs Cafe"  # sleep, the routine, then it
 
 
 def test_a_plan_that_repeats_one_activity_is_asked_again(agent):

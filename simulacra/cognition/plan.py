@@ -27,7 +27,7 @@ from simulacra.llm.schema import Answer
 from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
-from simulacra.wording import bare_text, bare_words, longest_run, mostly_in
+from simulacra.wording import bare_text, bare_words, base_word, longest_run, mostly_in
 from simulacra.world.names import words
 
 NEW_DAY = template_beside(__file__, "new_day")
@@ -413,13 +413,15 @@ def plan_day(
     routine = _routine_hours(items, hours)
     asked = hours[routine:]  # the morning routine's hours are not asked (see hourly_schedule)
     activities = [items[0].activity] * routine
+    begun = _items_begun(items[1:], hours)  # the first, the morning routine, names no place
     if asked:  # a wake-up in the day's last hour leaves nothing to ask
+        begins = begun[routine:]
         schedule = ask_until(
             agent,
             SCHEDULE,
-            lambda answer: _filled(answer, asked),
+            lambda answer: _filled(answer, asked, begins),
             settings.schedule_attempts,
-            rank=lambda answer: -len(_empty_hours(answer, asked)),
+            rank=lambda answer: -len(_faults(answer, asked, begins)),
             today=gametime.day(midnight),
             wake=f"{wake:%H:%M}",
             bedtime=f"{bedtime:%H:%M}",
@@ -428,8 +430,7 @@ def plan_day(
             routine=routine,
             habits=life.notes,
         )
-        activities += _with_empty_hours_filled(schedule, asked)
-    begun = _items_begun(items[1:], hours)  # the first, the morning routine, names no place
+        activities += _with_items_put_back(_with_empty_hours_filled(schedule, asked), begins)
     blocks = _blocks(midnight, wake, bedtime, activities, begun)
     events_in = [i for i in event_items if i in items]
     day = DayPlan(today, wake, bedtime, items, blocks, events_in, routine_of=routine_of)
@@ -549,6 +550,10 @@ UNUSABLE = rule("plan.unusable", "a plan that starts late or repeats itself (ask
 EMPTY_HOUR = rule("plan.empty_hour", 'an hour written as nothing to do ("nothing")')
 DAYTIME_SLEEP = rule("plan.daytime_sleep", "an hour of sleep with a waking hour after it")
 ROUTINE_AGAIN = rule("plan.routine_again", "an hour after the morning routine spent on its steps")
+ITEM_LEFT_OUT = rule(
+    "plan.item_left_out",
+    "the hour a plan item begins written as something else (asked again, else the item put back)",
+)
 
 
 def _is_nothing(activity: str) -> bool:
@@ -593,15 +598,65 @@ def _empty_hours(schedule: Answer, hours: list[str]) -> list[tuple[Rule, str]]:
     ]
 
 
-def _filled(schedule: Answer, hours: list[str]) -> bool:
-    """Whether every hour of the schedule has something to do; run while the answer is
-    parsed (see ask_until), so each empty hour is logged with the call that wrote it. The
-    routine's steps again are not asked again (another sample wrote them too, 4 of 5): their
-    hours take the next one's activity."""
-    empty = _empty_hours(schedule, hours)
-    for why, hour in empty:
+def _left_out(activities: list[str], begins: list[str]) -> list[bool]:
+    """Per hour, whether a plan item begins in it (``begins``, "" where none does) and the
+    hour's activity has none of the item's words in any form: bench_town (stop 77) had Maria
+    "studying for a physics exam" from 09:00 to midnight over her plan's "21:00 streaming
+    games", and Klaus "taking a break at the library" from 12:00 to bedtime over "13:00 taking
+    a break to eat lunch at a nearby café; 14:00 walking back to the library for another
+    reading session; 17:00 taking a break to rest at home" (his writing at Hobbs Cafe at 11:30
+    left out too). A part of the item ("setting up the tables" for a party) may well share no
+    word with it: it is asked again, and put back only where no sample follows the plan."""
+    return [
+        bool(item) and not _base_words(activity) & _base_words(item)
+        for activity, item in zip(activities, begins, strict=True)
+    ]
+
+
+def _base_words(text: str) -> set[str]:
+    return {base_word(w) for w in words(text)}
+
+
+def _faults(schedule: Answer, hours: list[str], begins: list[str]) -> list[tuple[Rule, str]]:
+    """Each hour the schedule cannot be taken as written for, with why, as "HH:MM text": empty
+    (see _empty) or leaving out the plan item that begins in it."""
+    # Judged as the hours will be taken: an empty hour begins the next one early.
+    activities = _with_empty_hours_filled(schedule, hours)
+    left = [
+        (ITEM_LEFT_OUT, f"{hour} {item}: {activity}")
+        for hour, item, activity, out in zip(
+            hours, begins, activities, _left_out(activities, begins), strict=True
+        )
+        if out
+    ]
+    return [*_empty_hours(schedule, hours), *left]
+
+
+def _filled(schedule: Answer, hours: list[str], begins: list[str]) -> bool:
+    """Whether every hour of the schedule has something to do and each plan item is done at
+    its hour; run while the answer is parsed (see ask_until), so each fault is logged with
+    the call that wrote it. The routine's steps again are not asked again (another sample
+    wrote them too, 4 of 5): their hours take the next one's activity."""
+    faults = _faults(schedule, hours, begins)
+    for why, hour in faults:
         reject(why, hour)
-    return all(why is ROUTINE_AGAIN for why, _ in empty)
+    return all(why is ROUTINE_AGAIN for why, _ in faults)
+
+
+def _with_items_put_back(activities: list[str], begins: list[str]) -> list[str]:
+    """``activities`` with each plan item left out at its hour (see _left_out) put back there,
+    and over the hours after it that went on with what replaced it, up to the next item."""
+    activities = list(activities)
+    left = _left_out(activities, begins)
+    for n, out in enumerate(left):
+        if not out:
+            continue
+        replaced = activities[n]
+        m = n
+        while m < len(activities) and activities[m] == replaced and (m == n or not begins[m]):
+            activities[m] = begins[n]
+            m += 1
+    return activities
 
 
 def _with_empty_hours_filled(schedule: Answer, hours: list[str]) -> list[str]:
