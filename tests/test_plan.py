@@ -632,6 +632,12 @@ def test_a_plan_item_left_out_at_its_hour_is_asked_again_then_put_back(agent):
         **script(request),
         "12:00": "grabbing a quick lunch",
     }
+    # Words any activity may have are no sign of the item ("to", "her"); an item of none
+    # but such words cannot be told left out.
+    assert planning._left_out(
+        ["talking to her friend", "reading", "reading"], ["going to her gym", "", "with her"]
+    ) == [True, False, False]
+
     tomorrow = DAY + timedelta(days=1)
     plan = planning.plan_day(agent, tomorrow)
     assert len(agent.model.completer.calls("hourly_schedule")) == 3  # one more: taken
