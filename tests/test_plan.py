@@ -904,6 +904,10 @@ def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
         ("working at Hobbs Cafe", False),
         ("working at the party supply store", False),
         ("dancing at the party tonight", True),
+        ("at Hobbs Cafe for the party", True),  # bench_town, stop 77
+        ("at the party", True),
+        ("at Hobbs Cafe for the party supplies", False),
+        ("in the kitchen for lunch", False),
     ],
 )
 def test_an_item_taking_part_in_a_later_day_s_event_is_left_out(activity, the_event):

@@ -794,11 +794,17 @@ def _takes_part_in(activity: str, events: Sequence[str]) -> bool:
     for its object ("attending the party", "going to the Valentine's Day party", "throwing a
     party at the cafe"), not through "for", "to", "about" or another's object ("inviting friends
     to the party", "preparing for the party"), it ends the object ("working at the party supply
-    store" is not), and its verb does not make the event ready ("planning the party")."""
+    store" is not), and its verb does not make the event ready ("planning the party"); or, with
+    no verb, it is being there ("at the party", "at Hobbs Cafe for the party")."""
     verb, _, rest = bare_text(activity).partition(" ")
+    heads = {h for h in map(_head, events) if h}
+    if verb in ("at", "in"):
+        # Being there, with no verb: "at the party", and the host's "19:00 at Hobbs Cafe for
+        # the party" on the 13th (bench_town, stop 77).
+        there = rf"(?:{_TO_THE_HEAD}for )?{_TO_THE_HEAD}"
+        return any(re.match(rf"{there}{head}{_PHRASE_END}", rest) for head in heads)
     if not verb.endswith("ing") or _makes_ready(verb):
         return False
-    heads = {h for h in map(_head, events) if h}
     return any(re.match(rf"{_TO_THE_HEAD}{head}{_PHRASE_END}", rest) for head in heads)
 
 
