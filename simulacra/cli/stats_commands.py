@@ -45,7 +45,6 @@ def stats(directory: Path) -> None:
         "sample",
         "resampled",
         "drafts kept",
-        "of the schema's",
     ):
         table.add_column(column, justify="left" if column == "template" else "right")
 
@@ -68,13 +67,17 @@ def stats(directory: Path) -> None:
             f"{t.sample_seconds:.1f}",
             str(t.resampled_tokens),
             f"{t.kept_tokens}/{t.drafted_tokens}",
-            f"{t.fixed_kept_tokens}/{t.fixed_drafted_tokens}",
         ]
 
     for name, totals in sorted(summary.by_template.items()):
         table.add_row(*row(name, totals))
     table.add_row(*row("[bold]total[/bold]", summary.total))
     console.print(table)
+    if fixed := summary.total.fixed_drafted_tokens:
+        console.print(
+            f"Of the drafts, the answers' schemas fixed {fixed} tokens "
+            f"({summary.total.fixed_kept_tokens} kept); the rest were looked up in the prompt."
+        )
     if share := summary.total.evicted_share:
         console.print(
             f"{share:.0%} of prompt tokens were read again because the saved KV states that "
