@@ -223,6 +223,19 @@ def in_force(
     return pairs
 
 
+def begun(outline: Sequence[str], hours: Sequence[str], routine: int = 0) -> dict[str, str]:
+    """The hours in which an item of a timed outline comes into force (see in_force), each with
+    that item; an hour that goes on with the item before it is not one of them."""
+    now = dict(in_force(outline, hours, routine))
+    hours_begun, before = {}, ""
+    for hour in hours:
+        item = now.get(hour, "")
+        if item and item != before:
+            hours_begun[hour] = item
+        before = item
+    return hours_begun
+
+
 def parse(text: str, *, field: str = "time") -> datetime:
     """``2023-02-13 07:30`` or ``2023-02-13T07:30``."""
     try:

@@ -74,11 +74,13 @@ def event_item(request: Request) -> dict:
 def schedule(request: Request) -> dict:
     """The plan, hour by hour: the item in force at each hour the schema asks (the wake-up's
     hour, the morning routine, is not asked), else the resident's routine."""
-    hours = list(request.schema["properties"])
+    properties = request.schema["properties"]
     routine = ROUTINE.get(who(request), "going about the day")
     variables = request.variables
-    in_force = dict(gametime.in_force(variables.get("outline", ()), hours))
-    return {hour: in_force.get(hour, routine) for hour in hours}
+    in_force = dict(gametime.in_force(variables.get("outline", ()), list(properties)))
+    # The hours the plan's items begin in are fixed by the schema (a server's request
+    # carries no variables).
+    return {h: p.get("const", in_force.get(h, routine)) for h, p in properties.items()}
 
 
 def decompose(request: Request) -> dict:

@@ -100,6 +100,9 @@ def test_news_of_an_event_later_today_re_plans_a_real_day(tmp_path, real_embedde
 def test_a_real_day_like_yesterday_keeps_its_plan_without_a_call(tmp_path, real_embedder):
     """Monday planned by the real model under its grammars; Tuesday, with nothing new, is
     Monday's plan kept (planning._like_yesterday): no call, and remembered as Tuesday's."""
+    from datetime import time
+
+    from simulacra import gametime
     from simulacra.cognition import plan as planning
 
     persona = Persona(name="Klaus Mueller", age=20, innate="kind, inquisitive, passionate")
@@ -107,6 +110,12 @@ def test_a_real_day_like_yesterday_keeps_its_plan_without_a_call(tmp_path, real_
         tmp_path / "klaus", persona, at=T0, settings=Settings(), embedder=real_embedder
     )
     monday = planning.plan_day(klaus, T0.date())
+    # The hour each item begins in is the item, which the grammar wrote (hourly_schedule).
+    last = monday.bedtime.hour + (monday.bedtime.minute > 0)
+    hours = [f"{h:02d}:00" for h in range(monday.wake.hour, last)]
+    for hour, item in gametime.begun(monday.outline, hours, routine=1).items():
+        at = datetime.combine(T0.date(), time.fromisoformat(hour))
+        assert at <= monday.wake or monday.block_at(at).activity == item, (hour, item)
     calls = tmp_path / "klaus" / "calls.jsonl"
     asked = summarise(read_calls(calls)).total
     tuesday = planning.plan_day(klaus, T0.date() + timedelta(days=1), before=monday)

@@ -174,6 +174,36 @@ def test_a_field_is_written_only_given_the_values_that_call_for_it(tmp_path):
         model.model_validate({"alarm": "yes", "whom": "Bob"})
 
 
+FIXED = (
+    HEAD
+    + """
+[answer]
+model = "Schedule"
+
+[[answer.field]]
+each = "hours"
+name = "h{{ each[:2] }}"
+alias = "{{ each }}"
+kind = "activity"
+max_length = 30
+fixed = "planned.get(each, '')"
+"""
+)
+
+
+def test_a_fixed_field_is_its_text_and_the_others_are_the_model_s(tmp_path):
+    """The hour a plan item begins in is the item: the grammar writes it, the model goes on."""
+    path = tmp_path / "mine.prompt.toml"
+    path.write_text(FIXED)
+    model = load_template(path).schema(hours=["07:00", "08:00"], planned={"07:00": "reading"})
+    properties = json_schema(model)["properties"]
+    assert properties["07:00"]["const"] == "reading" and "const" not in properties["08:00"]
+    answer = model.model_validate({"07:00": "reading", "08:00": "Ada is writing"})
+    assert answer.model_dump(by_alias=True) == {"07:00": "reading", "08:00": "writing"}
+    with pytest.raises(ValueError):
+        model.model_validate({"07:00": "writing", "08:00": "writing"})
+
+
 @pytest.mark.parametrize(
     ("table", "needle"),
     [
@@ -202,6 +232,10 @@ def test_a_field_is_written_only_given_the_values_that_call_for_it(tmp_path):
             '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\n'
             'given = { b = "true" }\n[[answer.field]]\nname = "b"\nkind = "bool"\n',
             "given",
+        ),
+        (
+            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\nfixed = "b"\n',
+            "fixed",
         ),
     ],
 )

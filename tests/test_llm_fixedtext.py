@@ -24,6 +24,8 @@ def _answer(node: dict, root: dict) -> Any:
         node.pop("$ref")
     if "enum" in node:
         return node["enum"][-1]
+    if "const" in node:
+        return node["const"]
     if "anyOf" in node:
         return _answer(node["anyOf"][0], root)
     kind = node.get("type")
@@ -85,8 +87,14 @@ def test_an_enum_option_is_fixed_once_its_first_letters_tell_it():
 
 
 def _hourly_keys() -> tuple[str, str]:
-    first, second = list(find_schema("hourly_schedule")["properties"])[:2]
-    return first, second
+    """The example's schedule up to the value of the first hour the model writes (the hours
+    its plan's items begin in are fixed), and the hour after that one."""
+    properties = find_schema("hourly_schedule")["properties"]
+    hours = list(properties)
+    written = ["const" not in properties[h] for h in hours]
+    free = next(n for n in range(len(hours) - 1) if written[n] and written[n + 1])
+    before = ", ".join(f'"{h}": "{properties[h].get("const", "x")}"' for h in hours[:free])
+    return "{" + before + (", " if before else "") + f'"{hours[free]}": "', hours[free + 1]
 
 
 # Each case: a template, then the pieces of an answer fed in turn, each with the text then
@@ -96,7 +104,7 @@ FEEDS = {
     "free text": (
         "hourly_schedule",
         [
-            ('{{"{0}": "reading', ""),
+            ("{0}reading", ""),
             (' a book",', ' "{1}": "'),
         ],
     ),

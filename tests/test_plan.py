@@ -81,20 +81,31 @@ def test_blocks_cover_the_day_with_sleep_at_both_ends():
     assert minutes(blocks) == 24 * 60
 
 
-def test_a_block_keeps_the_plan_item_that_began_with_it():
-    """Only an item's first block: a lunch inside a stretch of work is no part of its place."""
+def test_a_block_is_a_part_of_the_plan_item_in_force_unless_it_is_a_meal():
+    """ "serving" after the item's own hour is a part of "working at Hobbs Cafe" (its place);
+    a lunch inside the stretch of work is not."""
     items = [PlanItem("09:00 working at Hobbs Cafe"), PlanItem("17:30 at the party")]
     hours = [f"{h:02d}:00" for h in range(8, 19)]
-    begun = planning._items_begun(items, hours)
-    assert begun[:2] == ["", "working at Hobbs Cafe"] and begun[9] == "at the party"
-    assert set(begun[2:9]) == {""}
+    acts = ["reading the news", "working at Hobbs Cafe", "serving", "serving", "eating lunch"]
+    acts += ["serving"] * 4 + ["at the party"] * 2
+    meals = Settings().plan.meal_hours
+    parts_of = planning._parts_of(items, hours, 0, acts, meals)
+    assert parts_of[:4] == ["", "working at Hobbs Cafe", "working at Hobbs Cafe"] + [
+        "working at Hobbs Cafe"
+    ]
+    assert parts_of[4] == "" and parts_of[9] == "at the party"
     midnight = datetime.combine(DAY, time(0))
-    acts = ["reading the news", "making coffee", "making coffee", "serving", "eating lunch"]
-    acts += ["serving"] * 4 + ["decorating for the party"] * 2
     wake, bed = midnight + timedelta(hours=8), midnight + timedelta(hours=19)
-    blocks = planning._blocks(midnight, wake, bed, acts, begun)
-    awake = [b for b in blocks if b.activity != "sleeping"]
-    assert [b.plan_item for b in awake] == ["", "working at Hobbs Cafe", "", "", "", "at the party"]
+    blocks = planning._blocks(midnight, wake, bed, acts, parts_of)
+    awake = [(b.activity, b.plan_item) for b in blocks if b.activity != "sleeping"]
+    assert awake == [
+        ("reading the news", ""),
+        ("working at Hobbs Cafe", ""),  # the item itself
+        ("serving", "working at Hobbs Cafe"),
+        ("eating lunch", ""),
+        ("serving", "working at Hobbs Cafe"),
+        ("at the party", ""),
+    ]
 
 
 def test_a_day_is_planned_in_two_calls_and_remembered(agent):
@@ -592,7 +603,7 @@ def test_an_hour_written_as_nothing_is_asked_again_then_begins_the_next_early(ag
     """Party run of seed 3e: "Isabella Rodriguez is nothing" from 07:00 to 08:00, an hour her
     plan left open; Maria's "no activity" at 08:00."""
     script = agent.model.completer.scripts["hourly_schedule"]
-    empty = {"07:00": "nothing", "22:00": "no activity"}
+    empty = {"08:00": "nothing", "22:00": "no activity"}
 
     def with_empty_hours(request):
         return {**script(request), **empty}
@@ -608,41 +619,29 @@ def test_an_hour_written_as_nothing_is_asked_again_then_begins_the_next_early(ag
     assert at("21:30") == at("22:30") == "relaxing at home"  # the plan's, from 18:00
 
 
-def test_a_plan_item_left_out_at_its_hour_is_asked_again_then_put_back(agent):
+def test_the_hour_a_plan_item_begins_in_is_the_item_written_by_the_grammar(agent):
     """bench_town (stop 77): Maria "studying for a physics exam" from 09:00 to midnight over
-    her plan's "21:00 streaming games". A part of an item in other words passes ("grabbing a
-    quick lunch" for "having lunch"); where every sample leaves the item out, it is put back
-    at its hour and over the hours after it that went on with what replaced it."""
+    her plan's "21:00 streaming games". The hours the plan's items begin in are the items, as
+    constants of the schema; the model writes the hours between them."""
     routine = "working at the counter of Hobbs Cafe"
 
     def all_day_at_work(request):
-        return dict.fromkeys(request.schema["properties"], routine)
+        properties = request.schema["properties"]
+        return {h: p.get("const", routine) for h, p in properties.items()}
 
     agent.model.completer.scripts["hourly_schedule"] = all_day_at_work
     plan = planning.plan_day(agent, DAY)
-    first, second = agent.model.completer.calls("hourly_schedule")
-    assert first.seed != second.seed
-    at = partial(_activity_at, plan)
-    assert at("11:30") == at("13:30") == at("17:30") == routine
-    assert at("12:30") == "having lunch"
-    assert at("18:30") == at("22:30") == "relaxing at home"
-
-    script = SCRIPTS["hourly_schedule"]
-    agent.model.completer.scripts["hourly_schedule"] = lambda request: {
-        **script(request),
-        "12:00": "grabbing a quick lunch",
+    (call,) = agent.model.completer.calls("hourly_schedule")
+    fixed = {h: p["const"] for h, p in call.schema["properties"].items() if "const" in p}
+    assert fixed == {
+        "07:00": routine,
+        "12:00": "having lunch",
+        "13:00": routine,
+        "18:00": "relaxing at home",
     }
-    # Words any activity may have are no sign of the item ("to", "her"); an item of none
-    # but such words cannot be told left out.
-    assert planning._left_out(
-        ["talking to her friend", "reading", "reading"], ["going to her gym", "", "with her"]
-    ) == [True, False, False]
-
-    tomorrow = DAY + timedelta(days=1)
-    plan = planning.plan_day(agent, tomorrow)
-    assert len(agent.model.completer.calls("hourly_schedule")) == 3  # one more: taken
-    noon = plan.block_at(datetime.combine(tomorrow, time(12, 30)))
-    assert noon.activity == "grabbing a quick lunch"
+    at = partial(_activity_at, plan)
+    assert at("12:30") == "having lunch" and at("18:30") == "relaxing at home"
+    assert at("19:30") == at("22:30") == routine  # the hours after it are the model's
 
 
 def test_an_hour_of_sleep_before_waking_hours_is_asked_again(agent):
@@ -668,6 +667,14 @@ def test_the_routine_s_steps_again_after_it_begin_the_next_hour_early(agent):
     """bench_town (stops 67 and 68): Maria's routine done by 08:00 and her plan's next item at
     10:00, the 1.5B wrote "showering" at 08:00 and "getting dressed" at 09:00, and she ran a
     bath after her shower. Another sample wrote them too, so it is not asked again."""
+    plan_script = agent.model.completer.scripts["day_plan"]
+
+    def work_later(request):  # the routine's hour, then two open hours before work
+        answer = plan_script(request)
+        first = answer["morning"][0]
+        first["time"] = f"{int(first['time'][:2]) + 2:02d}:00"
+        return answer
+
     script = agent.model.completer.scripts["hourly_schedule"]
 
     def routine_again(request):
@@ -676,6 +683,7 @@ def test_the_routine_s_steps_again_after_it_begin_the_next_hour_early(agent):
         answer.update({first: "showering", second: "getting dressed for the day"})
         return answer
 
+    agent.model.completer.scripts["day_plan"] = work_later
     agent.model.completer.scripts["hourly_schedule"] = routine_again
     plan = planning.plan_day(agent, DAY)
     assert len(agent.model.completer.calls("hourly_schedule")) == 1

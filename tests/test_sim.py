@@ -221,7 +221,8 @@ def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedd
     def schedule(request):
         if request.variables["name"] != "Maria Lopez":
             return SCRIPTS["hourly_schedule"](request)
-        return dict.fromkeys(request.schema["properties"], reading)
+        properties = request.schema["properties"]  # the items' own hours are fixed
+        return {h: p.get("const", reading) for h, p in properties.items()}
 
     sim, backend = make_sim(tmp_path, word_embedder, 2.5, {"hourly_schedule": schedule})
     sim.run()
@@ -231,10 +232,13 @@ def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedd
     maria_acts = [r for r in backend.calls("act") if r.variables["name"] == "Maria Lopez"]
     first = next(r for r in maria_acts if r.variables["activity"] == reading)
     assert {p.split(":")[0] for p in enum(first, "place")} == {"Hobbs Cafe"}
-    # Her plan's lunch, which the schedule left out, is put back, and the item after it
-    # begins a block of its own.
+    # Her plan's lunch is no part of the item, and the item after it begins at its hour.
     later = [(b.activity, b.plan_item) for b in maria.plan.blocks if b.start > block.start]
-    assert later[:2] == [("having lunch", ""), (reading, "studying physics at Hobbs Cafe")]
+    assert later[:3] == [
+        ("having lunch", ""),
+        ("studying physics at Hobbs Cafe", ""),
+        (reading, "studying physics at Hobbs Cafe"),
+    ]
     # A block that names its building itself is placed there (seed 2g: "writing at Hobbs
     # Cafe" went on in the college's lounge after a talk at the cafe).
     counter = "working at the counter of Hobbs Cafe"

@@ -27,7 +27,7 @@ from simulacra.llm.schema import Answer
 from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
-from simulacra.wording import bare_text, bare_words, base_word, longest_run, mostly_in
+from simulacra.wording import bare_text, bare_words, longest_run, mostly_in
 from simulacra.world.names import words
 
 NEW_DAY = template_beside(__file__, "new_day")
@@ -413,15 +413,13 @@ def plan_day(
     routine = _routine_hours(items, hours)
     asked = hours[routine:]  # the morning routine's hours are not asked (see hourly_schedule)
     activities = [items[0].activity] * routine
-    begun = _items_begun(items[1:], hours)  # the first, the morning routine, names no place
     if asked:  # a wake-up in the day's last hour leaves nothing to ask
-        begins = begun[routine:]
         schedule = ask_until(
             agent,
             SCHEDULE,
-            lambda answer: _filled(answer, asked, begins),
+            lambda answer: _filled(answer, asked),
             settings.schedule_attempts,
-            rank=lambda answer: -len(_faults(answer, asked, begins)),
+            rank=lambda answer: -len(_empty_hours(answer, asked)),
             today=gametime.day(midnight),
             wake=f"{wake:%H:%M}",
             bedtime=f"{bedtime:%H:%M}",
@@ -430,8 +428,9 @@ def plan_day(
             routine=routine,
             habits=life.notes,
         )
-        activities += _with_items_put_back(_with_empty_hours_filled(schedule, asked), begins)
-    blocks = _blocks(midnight, wake, bedtime, activities, begun)
+        activities += _with_empty_hours_filled(schedule, asked)
+    parts_of = _parts_of(items, hours, routine, activities, settings.meal_hours)
+    blocks = _blocks(midnight, wake, bedtime, activities, parts_of)
     events_in = [i for i in event_items if i in items]
     day = DayPlan(today, wake, bedtime, items, blocks, events_in, routine_of=routine_of)
     _remember_plan(agent, day, midnight)
@@ -550,10 +549,6 @@ UNUSABLE = rule("plan.unusable", "a plan that starts late or repeats itself (ask
 EMPTY_HOUR = rule("plan.empty_hour", 'an hour written as nothing to do ("nothing")')
 DAYTIME_SLEEP = rule("plan.daytime_sleep", "an hour of sleep with a waking hour after it")
 ROUTINE_AGAIN = rule("plan.routine_again", "an hour after the morning routine spent on its steps")
-ITEM_LEFT_OUT = rule(
-    "plan.item_left_out",
-    "the hour a plan item begins written as something else (asked again, else the item put back)",
-)
 
 
 def _is_nothing(activity: str) -> bool:
@@ -598,71 +593,15 @@ def _empty_hours(schedule: Answer, hours: list[str]) -> list[tuple[Rule, str]]:
     ]
 
 
-def _left_out(activities: list[str], begins: list[str]) -> list[bool]:
-    """Per hour, whether a plan item begins in it (``begins``, "" where none does) and the
-    hour's activity has none of the item's content words in any form: bench_town (stop 77)
-    had Maria "studying for a physics exam" from 09:00 to midnight over her plan's "21:00
-    streaming games", and Klaus "doing midday break at the library" and then "taking a break
-    at the library" over "11:30 writing at Hobbs Cafe; 12:00 writing a research paper". A
-    part of the item ("setting up the tables" for a party) may well share no word with it:
-    it is asked again, and put back only where no sample follows the plan. One shared word
-    passes: Klaus's break went on over "13:00 taking a break to eat lunch"."""
-    left = []
-    for activity, item in zip(activities, begins, strict=True):
-        said = _content_words(item)
-        left.append(bool(said) and not said & _content_words(activity))
-    return left
-
-
-# Words any two activities may share: "going to the gym" is not "talking to Maria".
-_FUNCTION_WORDS = {"to", "for", "and", "or", "with", "from", "her", "his", "their", "my", "be"}
-
-
-def _content_words(text: str) -> set[str]:
-    """The words of ``text`` in their dictionary forms, less those any activity may have."""
-    return {base_word(w) for w in words(text)} - _FUNCTION_WORDS
-
-
-def _faults(schedule: Answer, hours: list[str], begins: list[str]) -> list[tuple[Rule, str]]:
-    """Each hour the schedule cannot be taken as written for, with why, as "HH:MM text": empty
-    (see _empty) or leaving out the plan item that begins in it."""
-    # Judged as the hours will be taken: an empty hour begins the next one early.
-    activities = _with_empty_hours_filled(schedule, hours)
-    left = [
-        (ITEM_LEFT_OUT, f"{hour} {item}: {activity}")
-        for hour, item, activity, out in zip(
-            hours, begins, activities, _left_out(activities, begins), strict=True
-        )
-        if out
-    ]
-    return [*_empty_hours(schedule, hours), *left]
-
-
-def _filled(schedule: Answer, hours: list[str], begins: list[str]) -> bool:
-    """Whether every hour of the schedule has something to do and each plan item is done at
-    its hour; run while the answer is parsed (see ask_until), so each fault is logged with
-    the call that wrote it. The routine's steps again are not asked again (another sample
-    wrote them too, 4 of 5): their hours take the next one's activity."""
-    faults = _faults(schedule, hours, begins)
-    for why, hour in faults:
+def _filled(schedule: Answer, hours: list[str]) -> bool:
+    """Whether every hour of the schedule has something to do; run while the answer is parsed
+    (see ask_until), so each empty hour is logged with the call that wrote it. The routine's
+    steps again are not asked again (another sample wrote them too, 4 of 5): their hours take
+    the next one's activity."""
+    empty = _empty_hours(schedule, hours)
+    for why, hour in empty:
         reject(why, hour)
-    return all(why is ROUTINE_AGAIN for why, _ in faults)
-
-
-def _with_items_put_back(activities: list[str], begins: list[str]) -> list[str]:
-    """``activities`` with each plan item left out at its hour (see _left_out) put back there,
-    and over the hours after it that went on with what replaced it, up to the next item."""
-    activities = list(activities)
-    left = _left_out(activities, begins)
-    for n, out in enumerate(left):
-        if not out:
-            continue
-        replaced = activities[n]
-        m = n
-        while m < len(activities) and activities[m] == replaced and (m == n or not begins[m]):
-            activities[m] = begins[n]
-            m += 1
-    return activities
+    return all(why is ROUTINE_AGAIN for why, _ in empty)
 
 
 def _with_empty_hours_filled(schedule: Answer, hours: list[str]) -> list[str]:
@@ -889,17 +828,24 @@ def _quality(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> tup
     return starts_soon, len({i.activity.lower() for i in items})
 
 
-def _items_begun(items: list[PlanItem], hours: list[str]) -> list[str]:
-    """For each hour, the plan item that comes into force in it; "" for an hour that goes on
-    with the item before (a lunch the schedule puts inside a stretch of work is not a part of
-    the work's place)."""
-    in_force = dict(gametime.in_force(items, hours))
-    begun, before = [], ""
-    for hour in hours:
-        item = in_force.get(hour, "")
-        begun.append("" if item == before else item)
-        before = item
-    return begun
+def _parts_of(
+    items: list[PlanItem],
+    hours: list[str],
+    routine: int,
+    activities: list[str],
+    meal_hours: dict[str, tuple[str, str]],
+) -> list[str]:
+    """Per hour, the plan item its activity is a part of ("" for none): the item in force,
+    which the hour begins with (the grammar writes it; see hourly_schedule) or goes on with
+    in the schedule's words ("reading her physics textbook" after "studying physics at Hobbs
+    Cafe", which placed without the item went to the dorm's stove). A meal within an item's
+    hours is not a part of it: a lunch inside a stretch of work is not a part of its place."""
+    in_force = dict(gametime.in_force(items, hours, routine))
+    begun = gametime.begun(items, hours, routine)
+    return [
+        in_force.get(hour, "") if hour in begun or not words(activity) & set(meal_hours) else ""
+        for hour, activity in zip(hours, activities, strict=True)
+    ]
 
 
 def _blocks(
@@ -907,10 +853,10 @@ def _blocks(
     wake: datetime,
     bedtime: datetime,
     activities: list[str],
-    begun: list[str] | None = None,
+    parts_of: list[str] | None = None,
 ) -> list[Block]:
     """Sleep until waking, one block per run of equal hourly activities, sleep after bedtime;
-    each block with the plan item ``begun`` in its first hour, if any."""
+    each block with the plan item its first hour is a part of (``parts_of``), if any."""
     blocks = [Block(SLEEPING, midnight, _minutes(wake - midnight))] if wake > midnight else []
     t = wake
     for i, activity in enumerate(activities):
@@ -920,7 +866,7 @@ def _blocks(
         if blocks and blocks[-1].activity.lower() == activity.lower() and blocks[-1].end == t:
             blocks[-1].minutes += _minutes(end - t)
         else:
-            item = begun[i] if begun else ""
+            item = parts_of[i] if parts_of else ""
             plan_item = "" if item.lower() == activity.lower() else item
             blocks.append(Block(activity, t, _minutes(end - t), plan_item=plan_item))
         t = end

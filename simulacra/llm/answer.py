@@ -26,6 +26,9 @@ Other keys: ``min_length``; ``when`` (an expression: the field exists only when 
 ``given`` (a table of earlier fields and expressions over the variables: the field is written
 only when those fields took those values, e.g. ``given = { emergency = "yes" }``, so that no
 token goes to a field nobody reads; the grammar is a choice among the answers' shapes);
+``fixed`` (an expression, for a text or an activity: where it gives a text, the field is that
+text, written whole by the grammar, e.g. a plan item at the hour it begins; the model goes on
+from it and cannot write something else there);
 ``named`` (an enum that is a type of its own in the schema, e.g. ``YesNo``); ``lead`` (an
 activity's or a text's first words, written by the grammar, e.g. "{{ name }} is ", so that the
 model goes on with a sentence; the answer holds what follows them); ``values`` (the
@@ -53,7 +56,7 @@ KINDS = ("text", "prose", "activity", "enum", "bool", "list")
 _BOUNDED = ("text", "prose", "activity")
 _KEYS = {
     "name", "kind", "description", "max_length", "min_length", "options", "values", "named",
-    "item", "min_items", "max_items", "when", "each", "alias", "lead", "given",
+    "item", "min_items", "max_items", "when", "each", "alias", "lead", "given", "fixed",
 }  # fmt: skip
 
 
@@ -77,6 +80,7 @@ class FieldSpec:
     alias: str | None = None
     lead: str | None = None
     given: tuple[tuple[str, Any], ...] | None = None
+    fixed: str | None = None
 
 
 @dataclass(frozen=True)
@@ -174,6 +178,14 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
             "only an activity or a text has a lead", file=path, field=f"{where}.lead",
             fix='remove it, or make the field kind = "activity" or "text"',
         )  # fmt: skip
+    if raw.get("fixed") is not None and (
+        kind not in _BOUNDED or not isinstance(raw["fixed"], str) or raw.get("lead") is not None
+    ):
+        raise UserError(
+            "only a text or an activity without a lead can be fixed", file=path,
+            field=f"{where}.fixed",
+            fix='an expression giving the text or "", e.g. fixed = "items.get(each, \'\')"',
+        )  # fmt: skip
     given = raw.get("given")
     if given is not None and (not isinstance(given, dict) or not given):
         raise UserError(
@@ -199,6 +211,7 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
         alias=raw.get("alias"),
         lead=raw.get("lead"),
         given=tuple(given.items()) if given else None,
+        fixed=raw.get("fixed"),
     )
 
 
@@ -296,10 +309,14 @@ class _Resolver:
         elif isinstance(f.item, str):
             item = _Object(f.item, self.fields(self.spec.objects[f.item]))
         options = self.value(f.options)
+        kind = f.kind
+        fixed = self.value(f.fixed) if f.fixed is not None else None
+        if fixed:  # a choice of one: the grammar writes it whole
+            kind, options = "enum", (fixed,)
         return _Field(
             name=self.text(f.name) or "",
             alias=self.text(f.alias),
-            kind=f.kind,
+            kind=kind,
             description=self.text(f.description),
             max_length=f.max_length,
             min_length=f.min_length,

@@ -55,6 +55,7 @@ _env = jinja2.Environment(
 _env.filters["mark_dates"] = gametime.mark_dates
 _env.filters["hhmm"] = gametime.hhmm
 _env.filters["in_force"] = gametime.in_force
+_env.filters["begun"] = gametime.begun
 
 
 # Who is spoken of, and "to be", read alike: the preamble says "who they are", a plan wrote
