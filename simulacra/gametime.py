@@ -203,30 +203,47 @@ _LEADS_TO_WHEN = {"on", "at", "from", "by", "until", "till", "around", "this", "
 
 
 def in_force(
-    outline: Sequence[str], hours: Sequence[str], routine: int = 0
+    outline: Sequence[str], hours: Sequence[str], routine: int = 0, meals: Sequence[str] = ()
 ) -> list[tuple[str, str]]:
     """Each hour ("07:00") with the item of a timed outline ("06:30 having breakfast") in force
-    during it: the last one begun by the hour's end. Hours before the first item are left out.
+    during it: the last one begun by the hour's end. Hours with none are left out.
 
     With ``routine``, the first item is the morning routine and lasts only that many hours: in
-    a run, a plan that went from it to the evening kept a student washing until 18:00.
+    a run, a plan that went from it to the evening kept a student washing until 18:00. With
+    ``meals`` (words such as "lunch"), an item that names one lasts only its own hour, and then
+    the item it interrupted goes on: Klaus's "13:00 taking a break to eat lunch at a nearby
+    café" before "17:00 going home for dinner" was lunch at four hours of the list, and the
+    1.5B wrote four hours of lunch, then three of going home (bench_town, stop 78); left open,
+    those hours were "reading at the library in the morning" at 14:00 and 22:00.
     """
     pairs = []
     for hour in hours:
-        now = ""
+        now, interrupted = "", ""
         for i, item in enumerate(outline):
-            lasts = not (i == 0 and routine and int(hour[:2]) >= int(item[:2]) + routine)
-            if item[:5] <= f"{hour[:2]}:59" and lasts:
-                now = item[6:]
+            if item[:5] > f"{hour[:2]}:59":
+                continue
+            first = i == 0 and routine
+            meal = not first and _names_one(item, meals)
+            lasts = routine if first else 1 if meal else 24
+            on = int(hour[:2]) - int(item[:2]) < lasts
+            now = item[6:] if on else interrupted if meal else ""
+            if not first and not meal:
+                interrupted = item[6:]
         if now:
             pairs.append((hour, now))
     return pairs
 
 
-def begun(outline: Sequence[str], hours: Sequence[str], routine: int = 0) -> dict[str, str]:
+def _names_one(item: str, words: Sequence[str]) -> bool:
+    return bool(words) and not set(re.findall(r"[a-z]+", item.lower())).isdisjoint(words)
+
+
+def begun(
+    outline: Sequence[str], hours: Sequence[str], routine: int = 0, meals: Sequence[str] = ()
+) -> dict[str, str]:
     """The hours in which an item of a timed outline comes into force (see in_force), each with
     that item; an hour that goes on with the item before it is not one of them."""
-    now = dict(in_force(outline, hours, routine))
+    now = dict(in_force(outline, hours, routine, meals))
     hours_begun, before = {}, ""
     for hour in hours:
         item = now.get(hour, "")

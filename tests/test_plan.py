@@ -8,7 +8,7 @@ from functools import partial
 import pytest
 from scripted_town import SCRIPTS, enum
 
-from simulacra import GenerativeAgent, Persona, Settings
+from simulacra import GenerativeAgent, Persona, Settings, gametime
 from simulacra.cognition import plan as planning
 from simulacra.cognition.plan import PlanItem
 from simulacra.memory import Kind
@@ -916,6 +916,10 @@ def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
         ("at the party", True),
         ("at Hobbs Cafe for the party supplies", False),
         ("in the kitchen for lunch", False),
+        ("relaxing after the party", True),  # bench_town, stop 78
+        ("cleaning up after the Valentine's Day party at Hobbs Cafe", True),
+        ("relaxing after work", False),
+        ("resting after the party supply run", False),
     ],
 )
 def test_an_item_taking_part_in_a_later_day_s_event_is_left_out(activity, the_event):
@@ -994,3 +998,37 @@ def test_an_hour_of_the_schedule_holds_any_plan_item_it_copies():
     # the effects of gentrification in low-income communit" for eleven hours.
     items = _activity_bounds("day_plan") | _activity_bounds("event_item")
     assert min(_activity_bounds("hourly_schedule")) >= max(items)
+
+
+def test_a_meal_item_lasts_its_own_hour_and_then_the_item_it_interrupted_goes_on():
+    """bench_town (stop 78): Klaus's "13:00 taking a break to eat lunch at a nearby café" was in
+    force until 17:00 in the schedule's hour-by-hour list, and he lunched for four hours."""
+    outline = [
+        "07:00 showering, getting dressed and having breakfast at home",
+        "12:00 writing a research paper",
+        "13:00 taking a break to eat lunch at a nearby café",
+        "17:00 going home for dinner",
+        "20:00 relaxing",
+    ]
+    hours = [f"{h:02d}:00" for h in range(7, 22)]
+    meals = list(Settings().plan.meal_hours)
+    in_force = dict(gametime.in_force(outline, hours, 1, meals))
+    assert in_force["13:00"] == outline[2][6:] and in_force["17:00"] == outline[3][6:]
+    paper = "writing a research paper"
+    assert in_force["14:00"] == in_force["16:00"] == in_force["18:00"] == paper
+    assert "08:00" not in in_force and in_force["21:00"] == "relaxing"  # the routine's end
+    begun = gametime.begun(outline, hours, 1, meals)
+    assert list(begun) == ["07:00", "12:00", "13:00", "14:00", "17:00", "18:00", "20:00"]
+    example = planning.SCHEDULE.example
+    prompt = planning.SCHEDULE.render(
+        **{**example, "outline": outline, "hours": hours, "routine": 1}
+    )
+    assert f"- 14:00: {paper}" in prompt.user and "- 13:00: taking a break" in prompt.user
+
+
+def test_a_routine_step_again_later_in_the_morning_is_empty():
+    """bench_town (stop 78): Klaus, his breakfast had at 07:00, "having breakfast at home" at
+    09:00 between hours of reading. A shower in the evening is no repeat."""
+    activities = ["reading", "having breakfast at home", "reading", "showering after the gym"]
+    hours = ["08:00", "09:00", "10:00", "18:00"]
+    assert planning._empty(activities, hours) == [None, planning.ROUTINE_AGAIN, None, None]

@@ -426,6 +426,7 @@ def plan_day(
             hours=hours,
             outline=items,
             routine=routine,
+            meals=list(settings.meal_hours),
             habits=life.notes,
         )
         activities += _with_empty_hours_filled(schedule, asked)
@@ -560,11 +561,11 @@ def _is_nothing(activity: str) -> bool:
     return activity.strip().lower().split(" ", 1)[0] in ("", "nothing", "none", "no", "not", "n/a")
 
 
-def _empty(activities: list[str]) -> list[Rule | None]:
+def _empty(activities: list[str], hours: list[str]) -> list[Rule | None]:
     """Per hour (the schedule's, which begin as the morning routine ends), why it has nothing
     to do, or None: written as nothing, as sleep with a waking hour after it (Klaus "sleeping"
     from 09:00 to 10:00, two hours after his wake-up and before an hour of reading; bench_town,
-    stop 49), or, in the first hours, as the routine's steps again."""
+    stop 49), or, before noon, as the routine's steps again."""
     why: list[Rule | None] = [EMPTY_HOUR if _is_nothing(a) else None for a in activities]
     awake_later = False
     for n in reversed(range(len(activities))):
@@ -574,12 +575,16 @@ def _empty(activities: list[str]) -> list[Rule | None]:
         awake_later = awake_later or (why[n] is None and not asleep)
     # Maria up at 07:30, her routine done by 08:00 and her plan's next item at 10:00: the
     # 1.5B wrote "showering" at 08:00 and "getting dressed" at 09:00 (bench_town, stops 67
-    # and 68; 4 of 5 samples of it), and she ran a bath after her shower.
-    for n, activity in enumerate(activities):
-        if why[n] is not None or not _names_a_routine_step(activity):
-            break
-        why[n] = ROUTINE_AGAIN
+    # and 68; 4 of 5 samples of it), and she ran a bath after her shower. Not only next to
+    # the routine: Klaus, up at 07:00, had "having breakfast at home" again at 09:00 between
+    # hours of reading (bench_town, stop 78).
+    for n, (hour, activity) in enumerate(zip(hours, activities, strict=True)):
+        if why[n] is None and hour < _NOON and _names_a_routine_step(activity):
+            why[n] = ROUTINE_AGAIN
     return why
+
+
+_NOON = "12:00"
 
 
 def _empty_hours(schedule: Answer, hours: list[str]) -> list[tuple[Rule, str]]:
@@ -588,7 +593,7 @@ def _empty_hours(schedule: Answer, hours: list[str]) -> list[tuple[Rule, str]]:
     activities = [by_hour[hour] for hour in hours]
     return [
         (why, f"{hour} {activity}")
-        for hour, activity, why in zip(hours, activities, _empty(activities), strict=True)
+        for hour, activity, why in zip(hours, activities, _empty(activities, hours), strict=True)
         if why is not None
     ]
 
@@ -610,7 +615,7 @@ def _with_empty_hours_filled(schedule: Answer, hours: list[str]) -> list[str]:
     one before it goes on."""
     by_hour = schedule.model_dump(by_alias=True)
     activities = [by_hour[hour] for hour in hours]
-    empty = [why is not None for why in _empty(activities)]
+    empty = [why is not None for why in _empty(activities, hours)]
     for n in reversed(range(len(activities) - 1)):
         if empty[n] and not empty[n + 1]:
             activities[n], empty[n] = activities[n + 1], False
@@ -734,9 +739,14 @@ def _takes_part_in(activity: str, events: Sequence[str]) -> bool:
     party at the cafe"), not through "for", "to", "about" or another's object ("inviting friends
     to the party", "preparing for the party"), it ends the object ("working at the party supply
     store" is not), and its verb does not make the event ready ("planning the party"); or, with
-    no verb, it is being there ("at the party", "at Hobbs Cafe for the party")."""
-    verb, _, rest = bare_text(activity).partition(" ")
+    no verb, it is being there ("at the party", "at Hobbs Cafe for the party"); or it comes
+    after the event ("relaxing after the party": the host's 23:00 on the 13th, bench_town,
+    stop 78; "cleaning up after the party" on the 13th in party runs)."""
+    text = bare_text(activity)
+    verb, _, rest = text.partition(" ")
     heads = {h for h in map(_head, events) if h}
+    if any(re.search(rf"\bafter {_TO_THE_HEAD}{head}{_PHRASE_END}", text) for head in heads):
+        return True
     if verb in ("at", "in"):
         # Being there, with no verb: "at the party", and the host's "19:00 at Hobbs Cafe for
         # the party" on the 13th (bench_town, stop 77).
@@ -840,8 +850,8 @@ def _parts_of(
     in the schedule's words ("reading her physics textbook" after "studying physics at Hobbs
     Cafe", which placed without the item went to the dorm's stove). A meal within an item's
     hours is not a part of it: a lunch inside a stretch of work is not a part of its place."""
-    in_force = dict(gametime.in_force(items, hours, routine))
-    begun = gametime.begun(items, hours, routine)
+    in_force = dict(gametime.in_force(items, hours, routine, list(meal_hours)))
+    begun = gametime.begun(items, hours, routine, list(meal_hours))
     return [
         in_force.get(hour, "") if hour in begun or not words(activity) & set(meal_hours) else ""
         for hour, activity in zip(hours, activities, strict=True)
