@@ -51,6 +51,7 @@ name = "h{{ each[:2] }}"
 alias = "{{ each }}"
 kind = "activity"
 max_length = 30
+fixed = "planned.get(each, '') if planned is defined else ''"
 description = "activity"
 
 [[answer.field]]
@@ -174,34 +175,17 @@ def test_a_field_is_written_only_given_the_values_that_call_for_it(tmp_path):
         model.model_validate({"alarm": "yes", "whom": "Bob"})
 
 
-FIXED = (
-    HEAD
-    + """
-[answer]
-model = "Schedule"
-
-[[answer.field]]
-each = "hours"
-name = "h{{ each[:2] }}"
-alias = "{{ each }}"
-kind = "activity"
-max_length = 30
-fixed = "planned.get(each, '')"
-"""
-)
-
-
-def test_a_fixed_field_is_its_text_and_the_others_are_the_model_s(tmp_path):
+def test_a_fixed_field_is_its_text_and_the_others_are_the_model_s(template):
     """The hour a plan item begins in is the item: the grammar writes it, the model goes on."""
-    path = tmp_path / "mine.prompt.toml"
-    path.write_text(FIXED)
-    model = load_template(path).schema(hours=["07:00", "08:00"], planned={"07:00": "reading"})
+    hours = ["07:00", "08:00"]
+    model = template.schema(name="Ada", people=[], hours=hours, planned={"07:00": "reading"})
     properties = json_schema(model)["properties"]
     assert properties["07:00"]["const"] == "reading" and "const" not in properties["08:00"]
-    answer = model.model_validate({"07:00": "reading", "08:00": "Ada is writing"})
-    assert answer.model_dump(by_alias=True) == {"07:00": "reading", "08:00": "writing"}
+    answer = {"mood": "fine", "ok": "yes", "level": "low", "07:00": "reading"}
+    answer |= {"08:00": "Ada is writing", "steps": [{"what": "Reading the news", "cited": []}] * 2}
+    assert model.model_validate(answer).model_dump(by_alias=True)["08:00"] == "writing"
     with pytest.raises(ValueError):
-        model.model_validate({"07:00": "writing", "08:00": "writing"})
+        model.model_validate({**answer, "07:00": "writing"})
 
 
 @pytest.mark.parametrize(
