@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from functools import cache
@@ -223,7 +223,7 @@ def in_force(
             if item[:5] > f"{hour[:2]}:59":
                 continue
             first = i == 0 and routine
-            meal = not first and _names_one(item, meals)
+            meal = not first and bool(meals_named(item, meals))
             lasts = routine if first else 1 if meal else 24
             on = int(hour[:2]) - int(item[:2]) < lasts
             now = item[6:] if on else interrupted if meal else ""
@@ -234,8 +234,9 @@ def in_force(
     return pairs
 
 
-def _names_one(item: str, words: Sequence[str]) -> bool:
-    return bool(words) and not set(re.findall(r"[a-z]+", item.lower())).isdisjoint(words)
+def meals_named(text: str, meals: Iterable[str]) -> set[str]:
+    """The meals (words such as "lunch") that ``text`` names."""
+    return set(re.findall(r"[a-z]+", text.lower())).intersection(meals)
 
 
 def begun(
@@ -243,7 +244,11 @@ def begun(
 ) -> dict[str, str]:
     """The hours in which an item of a timed outline comes into force (see in_force), each with
     that item; an hour that goes on with the item before it is not one of them."""
-    now = dict(in_force(outline, hours, routine, meals))
+    return begun_in(dict(in_force(outline, hours, routine, meals)), hours)
+
+
+def begun_in(now: Mapping[str, str], hours: Sequence[str]) -> dict[str, str]:
+    """The hours of ``hours`` whose item in force (``now``, per hour) is not the one before."""
     hours_begun, before = {}, ""
     for hour in hours:
         item = now.get(hour, "")

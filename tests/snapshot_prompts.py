@@ -38,7 +38,7 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
 
 
 def render(template: Any, variables: dict[str, Any]) -> dict[str, str]:
-    from simulacra.llm.llama import grammar_text
+    from simulacra.llm.grammar import grammar_text
     from simulacra.llm.schema import json_schema
     from simulacra.llm.structured import StructuredModel
 
@@ -76,7 +76,7 @@ def town_requests(hours: float = 1.5) -> dict[str, dict[str, str]]:
     from scripted_town import SCRIPTS
 
     from simulacra.llm import open_model
-    from simulacra.llm.llama import grammar_text
+    from simulacra.llm.grammar import grammar_text
     from simulacra.llm.scripted import ScriptedModel
     from simulacra.settings import Settings
     from simulacra.sim.simulation import Simulation

@@ -188,6 +188,49 @@ def test_a_fixed_field_is_its_text_and_the_others_are_the_model_s(template):
         model.model_validate({**answer, "07:00": "writing"})
 
 
+RISING = (
+    HEAD
+    + """
+[answer]
+model = "Plan"
+
+[[answer.field]]
+name = "items"
+kind = "list"
+item = "Item"
+min_items = 1
+max_items = 3
+rising = "time"
+
+[[answer.Item]]
+name = "what"
+kind = "text"
+max_length = 20
+
+[[answer.Item]]
+name = "time"
+kind = "enum"
+options = ["09:00", "10:00", "00:00"]
+"""
+)
+
+
+def test_a_rising_list_s_items_come_one_after_another_in_the_options_order(tmp_path):
+    """The 1.5B wrote three of a day plan's items at 12:00: only the last would happen."""
+    path = tmp_path / "mine.prompt.toml"
+    path.write_text(RISING)
+    model = load_template(path).schema()
+    assert json_schema(model)["properties"]["items"]["x-rising"] == "time"
+
+    def plan(*times):
+        return {"items": [{"what": "reading", "time": t} for t in times]}
+
+    assert model.model_validate(plan("10:00", "00:00"))  # the options' order, not the text's
+    for times in (("09:00", "09:00"), ("10:00", "09:00"), ("00:00", "10:00")):
+        with pytest.raises(ValueError, match="must come after"):
+            model.model_validate(plan(*times))
+
+
 @pytest.mark.parametrize(
     ("table", "needle"),
     [
@@ -220,6 +263,12 @@ def test_a_fixed_field_is_its_text_and_the_others_are_the_model_s(template):
         (
             '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\nfixed = "b"\n',
             "fixed",
+        ),
+        (
+            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "list"\nitem = "B"\n'
+            'max_items = 2\nrising = "time"\n[[answer.B]]\nname = "time"\nkind = "enum"\n'
+            'options = ["1", "2"]\n[[answer.B]]\nname = "what"\nkind = "bool"\n',
+            "rising",
         ),
     ],
 )

@@ -3,8 +3,8 @@
 import pytest
 from pydantic import Field, create_model
 
+from simulacra.llm.grammar import grammar_text
 from simulacra.llm.interface import Prompt
-from simulacra.llm.llama import grammar_text
 from simulacra.llm.schema import Answer, json_schema, one_of, text
 
 pytestmark = pytest.mark.real
@@ -84,3 +84,25 @@ def test_an_events_situation_comes_last_and_the_rest_is_read_from_the_cache(real
     assert answer.object_state in event.words["states"]
     call = real_model.log.last
     assert call["prompt_tokens"] - call["reused_tokens"] < 50
+
+
+def test_a_day_plan_s_times_rise_even_when_asked_for_one_time(real_model):
+    """The grammar writes a rising list's times in order: asked for every item at 09:00, the
+    model cannot write one twice (the 1.5B wrote three of a day plan's items at 12:00)."""
+    from simulacra.cognition.plan import day_plan_for
+
+    answer_model = day_plan_for(
+        name="Maria Lopez", usual_wake="07:00", usual_sleep="23:00", events_today=[]
+    )
+    prompt = Prompt(
+        "day_plan",
+        "You are Maria Lopez, a student.",
+        "Plan Maria's day: write every item at 09:00 and every later item at 13:00.",
+        agent="Maria Lopez",
+    )
+    for seed in range(3):
+        answer = real_model.generate(prompt, answer_model, seed=seed)
+        for part in (answer.morning, answer.rest_of_day):
+            times = [item.time for item in part]
+            assert times == sorted(set(times))
+    assert real_model.log.totals.parse_failures == 0

@@ -4,7 +4,7 @@ import re
 import pytest
 from pydantic import create_model
 
-from simulacra.llm.llama import grammar_text
+from simulacra.llm.grammar import grammar_text
 from simulacra.llm.schema import (
     Answer,
     activity_phrase,

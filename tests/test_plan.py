@@ -49,12 +49,15 @@ def lists(*items: dict) -> dict:
 
 
 def plans_also(agent, *items: dict) -> None:
-    """The scripted day plan, with ``items`` written after its own first ones (five at most)."""
+    """The scripted day plan, with ``items`` among its own (in place of its own at their times;
+    the times rise, as the grammar writes them)."""
     script = agent.model.completer.scripts["day_plan"]
 
     def with_items(request):
         answer = script(request)
-        answer["rest_of_day"] = answer["rest_of_day"][: 5 - len(items)] + list(items)
+        times = {item["time"] for item in items}
+        kept = [i for i in answer["rest_of_day"] if i["time"] not in times][: 5 - len(items)]
+        answer["rest_of_day"] = sorted(kept + list(items), key=lambda i: i["time"])
         return answer
 
     agent.model.completer.scripts["day_plan"] = with_items
@@ -571,7 +574,7 @@ def test_an_activity_written_at_every_hour_is_one_item(agent):
         answer["rest_of_day"] = answer["rest_of_day"][:1] + [
             {"time": "20:00", "activity": "Writing a paper"},
             {"time": "21:00", "activity": "writing a paper"},
-            {"time": "21:00", "activity": "writing a paper"},
+            {"time": "21:30", "activity": "writing a paper"},
             {"time": "22:00", "activity": "writing a paper"},
         ]
         return answer
@@ -588,7 +591,7 @@ def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
     def evening_first(request):
         answer = script(request)
         if len(agent.model.completer.calls("day_plan")) == 1:
-            parts = [{"time": "17:00", "activity": f"party part {n}"} for n in range(4)]
+            parts = [{"time": f"{17 + n}:00", "activity": f"party part {n}"} for n in range(4)]
             answer.update(lists({"time": "11:30", "activity": "party part"}, *parts))
         return answer
 
@@ -731,7 +734,7 @@ def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
 
     def late_and_the_same(request):
         n = len(agent.model.completer.calls("day_plan"))
-        times = ("11:30", "17:00", "17:00", "17:00")
+        times = ("11:30", "17:00", "18:00", "19:00")
         items = ({"time": t, "activity": f"resting {n}"} for t in times)
         return {**script(request), **lists(*items)}
 
@@ -762,7 +765,7 @@ def test_the_morning_is_planned_first_and_the_evening_after_it():
         {
             "wake_up": "06:00",
             "morning": [{"activity": "working at the cafe", "time": "08:00"}],
-            "rest_of_day": [{"activity": f"reading {n}", "time": "13:00"} for n in range(3)],
+            "rest_of_day": [{"activity": f"reading {n}", "time": f"1{3 + n}:00"} for n in range(3)],
         }
     )
     assert [i.activity for i in answer.plan][:2] == ["working at the cafe", "reading 0"]
@@ -830,7 +833,8 @@ def test_a_wake_up_in_the_day_s_last_hour_asks_no_hourly_schedule(
         "wake_up": "23:00",
         "morning": [{"time": "22:30", "activity": "sleeping in"}],  # before the wake-up: left out
         "rest_of_day": [
-            {"time": t, "activity": a} for t, a in [("23:00", "reading"), ("23:30", "writing")] * 2
+            {"time": t, "activity": a}
+            for t, a in [("22:30", "lying in"), ("23:00", "reading"), ("23:30", "writing")]
         ],
     }
     plan = planning.plan_day(owl, DAY)

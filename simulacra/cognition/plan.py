@@ -28,7 +28,6 @@ from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
 from simulacra.wording import bare_text, bare_words, longest_run, mostly_in
-from simulacra.world.names import words
 
 NEW_DAY = template_beside(__file__, "new_day")
 DAY_PLAN = template_beside(__file__, "day_plan")
@@ -656,6 +655,7 @@ def _outline(
     and any item that repeats the one before it (in each case the item before it goes on)."""
     dropped = {}
     everything = [*(item for item, _ in events), *plan.plan]
+    routine_meals = gametime.meals_named(MORNING_ROUTINE, meal_hours)
     for n, i in enumerate(everything):
         # "none" is how a small model fills a slot it has nothing for.
         if _is_nothing(i.activity):
@@ -681,7 +681,7 @@ def _outline(
             dropped[n] = OTHER_DAY
         elif not _meal_on_time(i.activity, i.time, meal_hours):
             dropped[n] = MEAL_OFF_HOUR
-        elif n >= len(events) and words(i.activity) & words(MORNING_ROUTINE) & set(meal_hours):
+        elif n >= len(events) and gametime.meals_named(i.activity, routine_meals):
             # The routine has breakfast: the host's "09:00 having breakfast at home", after
             # it, made a breakfast of eight hours until her party (party seed 2s).
             dropped[n] = MEAL_AGAIN
@@ -773,8 +773,8 @@ _PHRASE_END = r"(?:$| (?:at|on|from|with|in|this|tomorrow|today|tonight|and|for|
 
 
 def _meal_on_time(activity: str, at: str, meal_hours: dict[str, tuple[str, str]]) -> bool:
-    said = words(activity)
-    return all(start <= at <= end for meal, (start, end) in meal_hours.items() if meal in said)
+    named = gametime.meals_named(activity, meal_hours)
+    return all(meal_hours[meal][0] <= at <= meal_hours[meal][1] for meal in named)
 
 
 def with_morning_routine(items: list[str], wake: str, routine: str) -> list[PlanItem]:
@@ -851,9 +851,11 @@ def _parts_of(
     Cafe", which placed without the item went to the dorm's stove). A meal within an item's
     hours is not a part of it: a lunch inside a stretch of work is not a part of its place."""
     in_force = dict(gametime.in_force(items, hours, routine, list(meal_hours)))
-    begun = gametime.begun(items, hours, routine, list(meal_hours))
+    begun = gametime.begun_in(in_force, hours)
     return [
-        in_force.get(hour, "") if hour in begun or not words(activity) & set(meal_hours) else ""
+        ""
+        if hour not in begun and gametime.meals_named(activity, meal_hours)
+        else in_force.get(hour, "")
         for hour, activity in zip(hours, activities, strict=True)
     ]
 

@@ -34,7 +34,9 @@ activity's or a text's first words, written by the grammar, e.g. "{{ name }} is 
 model goes on with a sentence; the answer holds what follows them); ``values`` (the
 numbers an enum's options stand for: the answer carries the number); for a list ``item``,
 either a table (a field without a name) or the name of an object whose fields are the array
-``[[answer.NAME]]``, and ``min_items`` and ``max_items`` (numbers or expressions).
+``[[answer.NAME]]``, and ``min_items`` and ``max_items`` (numbers or expressions), and
+``rising`` (the name of the item object's last field, an enum: each item's value there comes
+after the one before in the options' order, e.g. a day plan's times; the grammar keeps it).
 """
 
 from __future__ import annotations
@@ -50,13 +52,14 @@ import jinja2
 from pydantic import AfterValidator, Field, create_model, model_validator
 
 from simulacra.errors import UserError
-from simulacra.llm.schema import Answer, activity_phrase, one_of, prose, text
+from simulacra.llm.schema import RISING, Answer, activity_phrase, one_of, prose, text
 
 KINDS = ("text", "prose", "activity", "enum", "bool", "list")
 _BOUNDED = ("text", "prose", "activity")
 _KEYS = {
     "name", "kind", "description", "max_length", "min_length", "options", "values", "named",
     "item", "min_items", "max_items", "when", "each", "alias", "lead", "given", "fixed",
+    "rising",
 }  # fmt: skip
 
 
@@ -81,6 +84,7 @@ class FieldSpec:
     lead: str | None = None
     given: tuple[tuple[str, Any], ...] | None = None
     fixed: str | None = None
+    rising: str | None = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,16 @@ def parse_answer(table: object, path: Path) -> AnswerSpec:
             raise UserError(
                 f"no object {f.item!r}", file=path, field=f"{f.name}.item",
                 fix=f"describe its fields in [[answer.{f.item}]] tables",
+            )  # fmt: skip
+        if f.rising is not None and (
+            not isinstance(f.item, str)
+            or objects[f.item][-1].name != f.rising
+            or objects[f.item][-1].kind != "enum"
+        ):
+            raise UserError(
+                f"rising names {f.rising!r}, not the item's last field", file=path,
+                field=f"{f.name}.rising",
+                fix="make the list's item an object whose last field is that enum",
             )  # fmt: skip
     return AnswerSpec(path, model, fields, objects)
 
@@ -212,6 +226,7 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
         lead=raw.get("lead"),
         given=tuple(given.items()) if given else None,
         fixed=raw.get("fixed"),
+        rising=raw.get("rising"),
     )
 
 
@@ -267,6 +282,7 @@ class _Field:
     max_items: int | None
     lead: str | None = None
     given: tuple[tuple[str, Any], ...] | None = None
+    rising: str | None = None
 
 
 @dataclass
@@ -328,6 +344,7 @@ class _Resolver:
             max_items=self.value(f.max_items),
             lead=self.text(f.lead),
             given=tuple((k, self.value(v)) for k, v in f.given) if f.given else None,
+            rising=f.rising,
         )
 
 
@@ -372,10 +389,29 @@ def _definition(f: _Field) -> tuple[Any, Any]:
         bounds = {"max_length": f.max_items}
         if f.min_items is not None:
             bounds = {"min_length": f.min_items, **bounds}
+        if f.rising is not None:
+            of = Annotated[list[of], AfterValidator(_rising(f.rising, f.item))]
+            extra = {**extra, "json_schema_extra": {RISING: f.rising}}
+            return of, Field(**bounds, description=f.description, **extra)
         return list[of], Field(**bounds, description=f.description, **extra)
     if f.given:  # absent when the answer took other values
         return _type(f), Field(None, **extra)
     return _type(f), Field(..., **extra) if extra else ...
+
+
+def _rising(key: str, item: _Object):
+    """The check that the items' ``key`` rises in the order of its options (the grammar
+    writes it so; a scripted or a server's answer might not)."""
+    options = next(f.options for f in item.fields if f.name == key)
+    order = {o: i for i, o in enumerate(options)}
+
+    def check(items: list) -> list:
+        at = [order[getattr(i, key)] for i in items]
+        if any(b <= a for a, b in zip(at, at[1:], strict=False)):
+            raise ValueError(f"each item's {key} must come after the one before it")
+        return items
+
+    return check
 
 
 def _type(f: _Field) -> Any:

@@ -20,13 +20,8 @@ from simulacra.llm.batch import BatchDecoder, Job
 from simulacra.llm.completion import Completion, Request
 from simulacra.llm.fitting import ANSWER_ROOM
 from simulacra.llm.fixedtext import FixedText
+from simulacra.llm.grammar import grammar_text
 from simulacra.settings import LLMSettings
-
-# llama.cpp's converter lets strings hold raw control characters (invalid JSON) and \u escapes
-# (4 bytes of budget per character). Answers are single-line text: printable characters, with
-# only quote, backslash and slash escapes.
-_CHAR_RULE = re.compile(r"^char ::= .*$", re.MULTILINE)
-_STRICT_CHAR_RULE = r'char ::= [^"\\\x7F\x00-\x1F] | "\\" ["\\/]'
 
 GRAMMARS_KEPT = 256
 _LOADER_CTX = 64
@@ -45,13 +40,6 @@ _PLAIN_TEMPLATE = (
     "{% for m in messages %}{{ m['role'] | capitalize }}:\n{{ m['content'] }}\n\n{% endfor %}"
     "{% if add_generation_prompt %}Assistant:\n{% endif %}"
 )
-
-
-def grammar_text(schema: dict) -> str:
-    """GBNF for a JSON schema, built by llama.cpp's converter with a stricter string rule."""
-    from llama_cpp.llama_grammar import json_schema_to_gbnf
-
-    return _CHAR_RULE.sub(lambda _: _STRICT_CHAR_RULE, json_schema_to_gbnf(json.dumps(schema)))
 
 
 def file_identity(path: Path) -> str:

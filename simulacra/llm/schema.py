@@ -176,6 +176,9 @@ LEAD = "x-lead"  # the schema's key for an activity's lead, read by the shape se
 # The length the shape sentence asks for, where the grammar allows more so that a phrase a
 # little longer ends in its own words (see _rest_length).
 STATED = "x-stated-length"
+# The schema's key, on an array, for its items' field whose values rise from item to item in
+# the order of its options (a day plan's times), kept by the grammar (see grammar.py).
+RISING = "x-rising"
 
 
 def one_of(options: Sequence[Any]) -> Any:
