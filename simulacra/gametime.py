@@ -258,6 +258,35 @@ def begun_in(now: Mapping[str, str], hours: Sequence[str]) -> dict[str, str]:
     return hours_begun
 
 
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAYS_SAID = {
+    **{day: {day} for day in _WEEKDAYS},
+    **{f"{day}s": {day} for day in _WEEKDAYS},
+    "weekday": set(_WEEKDAYS[:5]),
+    "weekdays": set(_WEEKDAYS[:5]),
+    "weekend": set(_WEEKDAYS[5:]),
+    "weekends": set(_WEEKDAYS[5:]),
+}
+
+
+def habit_times(habits: str, today: str) -> list[str]:
+    """The half hours at which the habits that name a clock time begin on ``today`` ("Monday
+    February 13, 2023"): "attends physics classes from 9am to 1pm on weekdays" begins at 09:00
+    on a Monday and not on a Saturday. Not "in the afternoon": given an hour for Klaus's "reads
+    in the library in the morning, writes at Hobbs Cafe in the afternoon", the 1.5B wrote the
+    rest of his day as copies of the two (5 of 5 samples)."""
+    weekday = today.split()[0].lower() if today else ""
+    times = set()
+    for part in re.split(r"[,;]", habits):
+        named = hours_named(part)
+        said = re.findall(r"[a-z]+", part.lower())
+        days = set().union(*(_DAYS_SAID.get(w, set()) for w in said))
+        if named and (not days or weekday in days):
+            hour, minute = named[0].split(":")
+            times.add(f"{hour}:{'30' if minute >= '30' else '00'}")
+    return sorted(times)
+
+
 def parse(text: str, *, field: str = "time") -> datetime:
     """``2023-02-13 07:30`` or ``2023-02-13T07:30``."""
     try:

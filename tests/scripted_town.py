@@ -63,6 +63,8 @@ def day_plan(request: Request) -> dict:
             )
         ],
     }
+    # The hours the habits name (plan.habit_times): the routine, as the habits would have it.
+    answer |= {key: routine for key in request.schema["properties"] if gametime.HHMM.match(key)}
     return answer
 
 

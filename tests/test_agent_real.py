@@ -126,6 +126,23 @@ def test_a_real_day_like_yesterday_keeps_its_plan_without_a_call(tmp_path, real_
     assert "Tuesday February 14" in klaus.stream.recent(1)[0].description
 
 
+def test_a_real_day_plan_has_an_item_at_each_hour_the_habits_name(tmp_path, real_embedder):
+    """The real model writes what the habits say at their hours (plan.habit_times), fields of
+    their own, and the items stay in the day's outline at those hours."""
+    from simulacra.cognition import plan as planning
+
+    notes = "attends physics classes at Oak Hill College from 9am to 1pm on weekdays"
+    persona = Persona(
+        name="Maria Lopez", age=21, innate="energetic, curious", lifestyle={"notes": notes}
+    )
+    maria = GenerativeAgent.create(
+        tmp_path / "maria", persona, at=T0, settings=Settings(), embedder=real_embedder
+    )
+    monday = planning.plan_day(maria, T0.date())
+    assert [i for i in monday.outline if i.time == "09:00"], monday.outline
+    assert summarise(read_calls(tmp_path / "maria" / "calls.jsonl")).total.parse_failures == 0
+
+
 def test_a_real_event_s_own_hours_are_cut_into_the_event(tmp_path, real_embedder):
     """An event's own block decomposed by the real model under its grammar: no step of it
     makes the event ready (plan.made_ready), and the steps fill the block."""

@@ -59,6 +59,14 @@ def test_a_rising_list_admits_each_later_time_and_no_other(least, most, lists):
     assert all(rising_plan(least, most).model_validate_json(t) for t in texts)
 
 
+def test_a_rising_list_of_one_time_has_one_item():
+    """A late riser's afternoon may have one half hour left: its schema is a constant."""
+    item = create_model("Item", __base__=Answer, time=(one_of(["23:30"]), ...))
+    bounds = Field(min_length=1, max_length=3, json_schema_extra={RISING: "time"})
+    plan = create_model("Plan", __base__=Answer, items=(list[item], bounds))
+    assert admitted(grammar_text(json_schema(plan))) == {'{"items":[{"time":"23:30"}]}'}
+
+
 def test_the_grammar_leaves_the_schema_it_reads_as_it_was():
     schema = json_schema(rising_plan(1, 2))
     before = json.dumps(schema)

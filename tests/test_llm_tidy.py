@@ -128,6 +128,11 @@ from simulacra.llm.tidy import as_activity
         ),
         ("selecting a book or article to read", "selecting a book or article to read"),
         ("streaming games from 21:00 to midnight", "streaming games"),
+        # a habit's words, copied with its days (bench_town, stop 79)
+        (
+            "attending classes at Oak Hill College from 09:00 to 13:00 on weekdays",
+            "attending classes at Oak Hill College",
+        ),
         ("reading from noon to 2 pm", "reading"),
         ("deciding whether to stay or go", "deciding whether to stay or go"),
         ("finding out what it involves", "finding out what it involves"),

@@ -40,6 +40,12 @@ def minutes(blocks) -> int:
     return sum(b.minutes for b in blocks)
 
 
+MARIA_HABITS = (
+    "attends physics classes at Oak Hill College from 9am to 1pm on weekdays, studies at Hobbs"
+    " Cafe in the afternoon, streams games from 9pm to midnight"
+)
+
+
 def lists(*items: dict) -> dict:
     """A day plan's two lists, the items before midday in the morning's."""
     return {
@@ -1036,3 +1042,69 @@ def test_a_routine_step_again_later_in_the_morning_is_empty():
     activities = ["reading", "having breakfast at home", "reading", "showering after the gym"]
     hours = ["08:00", "09:00", "10:00", "18:00"]
     assert planning._empty(activities, hours) == [None, planning.ROUTINE_AGAIN, None, None]
+
+
+@pytest.mark.parametrize(
+    ("habits", "today", "times"),
+    [
+        (MARIA_HABITS, "Monday February 13, 2023", ["09:00", "21:00"]),
+        (MARIA_HABITS, "Saturday February 18, 2023", ["21:00"]),  # classes on weekdays only
+        ("works at Hobbs Cafe from 8am to 8pm, eats dinner at the cafe", "Tuesday", ["08:00"]),
+        ("reads in the library in the morning", "Tuesday", []),
+        ("writes poems before noon, reads after dinner", "Tuesday", []),
+        ("goes to church on Sundays at 10:45 am", "Sunday", ["10:30"]),
+        ("goes to church on Sundays at 10:45 am", "Monday", []),
+    ],
+)
+def test_the_habits_hours_are_those_they_name_on_the_days_they_name(habits, today, times):
+    assert planning.gametime.habit_times(habits, today) == times
+
+
+def test_the_day_plan_writes_what_the_habits_say_at_their_hours():
+    """Asked for the habits first among the day's things, the 1.5B left Maria's classes out
+    for "studying for a physics exam" in 3 of 5 samples: each hour a habit names is a field of
+    its own, and the lists' times leave it out."""
+    answer = planning.day_plan_for(
+        usual_wake="07:30", usual_sleep="00:30", name="Maria Lopez", events_today=[],
+        habits=MARIA_HABITS, today="Monday February 13, 2023",
+    )  # fmt: skip
+    schema = answer.model_json_schema()
+    assert list(schema["properties"])[:3] == ["wake_up", "09:00", "21:00"]
+    offered = [
+        schema["$defs"][item]["properties"]["time"]["enum"] for item in ("MorningItem", "LaterItem")
+    ]
+    assert not {"09:00", "09:30"} & set(offered[0]) and not {"21:00", "21:30"} & set(offered[1])
+    plan = answer.model_validate(
+        {
+            "wake_up": "07:30",
+            "09:00": "Maria Lopez is attending physics classes",
+            "21:00": "streaming games",
+            "morning": [{"activity": "reading the news", "time": "08:00"}],
+            "rest_of_day": [{"activity": f"reading {n}", "time": f"1{5 + n}:00"} for n in range(3)],
+        }
+    ).plan
+    assert [(i.time, i.activity) for i in plan][:3] == [
+        ("09:00", "attending physics classes"),
+        ("21:00", "streaming games"),
+        ("08:00", "reading the news"),
+    ]
+
+
+def test_an_item_before_the_wake_up_takes_no_later_one_with_it(agent):
+    """bench_town (stop 79): Klaus's "06:30 reading in the library", before his wake-up, made
+    his habit's "09:00 reading in the library" a repeat of it; both went, and he read at the
+    dorm's kitchen table."""
+    script = agent.model.completer.scripts["day_plan"]
+
+    def early(request):
+        answer = script(request)
+        answer["morning"] = [
+            {"time": "05:30", "activity": "reading in the library"},
+            {"time": "09:00", "activity": "reading in the library"},
+        ]
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = early
+    plan = planning.plan_day(agent, DAY)
+    assert "09:00 reading in the library" in plan.outline
+    assert not [i for i in plan.outline if i.time == "05:30"]

@@ -14,7 +14,7 @@ from dataclasses import field
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from pydantic import GetCoreSchemaHandler, computed_field
+from pydantic import BaseModel, GetCoreSchemaHandler, computed_field
 from pydantic.dataclasses import dataclass
 from pydantic_core import core_schema
 
@@ -59,14 +59,27 @@ def _names_a_routine_step(activity: str) -> bool:
     return any(step in activity.lower() for step in dict(ROUTINE_STEPS))
 
 
+class _HabitItem(BaseModel):
+    """An item the day plan writes at the hour one of the habits names."""
+
+    activity: str
+    time: str
+
+
 class _DayPlanned(Answer):
-    """The fields of day_plan.prompt.toml, with the morning's items and the rest of the day's
-    in one plan."""
+    """The fields of day_plan.prompt.toml, with the items at the habits' hours, the morning's
+    and the rest of the day's in one plan."""
 
     @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
     @property
     def plan(self) -> list[Any]:
-        return [*self.morning, *self.rest_of_day]
+        fields = type(self).model_fields.items()
+        at_habits = [
+            _HabitItem(activity=getattr(self, name), time=f.alias)
+            for name, f in fields
+            if f.alias and gametime.HHMM.fullmatch(f.alias)
+        ]
+        return [*at_habits, *self.morning, *self.rest_of_day]
 
 
 def day_plan_for(**variables: Any) -> type[Answer]:
@@ -78,8 +91,14 @@ def day_plan_for(**variables: Any) -> type[Answer]:
     times = plan_times(wake_options[0], variables["usual_sleep"])
     woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake_options[0]))
     midday = max("12:00", f"{woke + timedelta(hours=4):%H:%M}")
-    morning = [t for t in times if t < midday] or times[:1]
-    later = [t for t in times if t >= midday] or times[-1:]
+    today = variables.get("today") or ""
+    at_habits = gametime.habit_times(variables.get("habits") or "", today)
+    # Not in a habit's hour either: the schedule is hourly, and of two items begun in one hour
+    # only the later is ever in force (Maria's "14:30 planning her next stream" hid her
+    # "14:00 studying at Hobbs Cafe", bench_town).
+    free = [t for t in times if t[:2] not in {h[:2] for h in at_habits}] or times
+    morning = [t for t in free if t < midday] or free[:1]
+    later = [t for t in free if t >= midday] or free[-1:]
     offered = {"morning_times": morning, "later_times": later}
     return DAY_PLAN.answer_model(
         {**variables, "wake_options": wake_options, **offered}, base=_DayPlanned
@@ -694,7 +713,10 @@ def _outline(
     for i in sorted(kept, key=lambda i: i.time):
         # The 1.5B writes an activity that goes on at every hour ("17:00 writing at Hobbs
         # Cafe", then at 18:00, ... 23:00) and sometimes twice at one time.
-        if not lines or lines[-1].activity.lower() != i.activity.lower():
+        # One before the wake-up goes (with_morning_routine): the same item after it stays
+        # (Klaus's "06:30 reading in the library" took his habit's 09:00 one with it).
+        before = lines[-1] if lines and lines[-1].time >= plan.wake_up else None
+        if before is None or before.activity.lower() != i.activity.lower():
             lines.append(PlanItem.at(i.time, i.activity))
         else:
             reject(REPEATED_ITEM, f"{i.time} {i.activity}")

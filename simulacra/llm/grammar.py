@@ -49,20 +49,18 @@ def _converter_class() -> type:
                 raise ValueError(f"the rising field {key!r} must be the item's last")
             # The fields before the rising one are written once, whatever the time that
             # follows: the grammar branches only at the time, not along the whole activity.
-            head = ' "," space '.join(
+            keys = [
                 f'{self._format_literal(json.dumps(p))} space ":" space '
-                + self.visit(sub, f"{name}-{p}")
-                for p, sub in props[:-1]
-            )
+                + (self.visit(sub, f"{name}-{p}") if p != key else "")
+                for p, sub in props
+            ]
             opener = self._add_rule(
-                f"{name}-open",
-                f'"{{" space {head} "," space {self._format_literal(json.dumps(key))} space '
-                '":" space',
+                f"{name}-open", ('"{" space ' + ' "," space '.join(keys)).rstrip()
             )
-            times = props[-1][1]
-            while "$ref" in times:
-                times = self._refs[times["$ref"]]
-            options = times["enum"]
+            field = props[-1][1]
+            while "$ref" in field:
+                field = self._refs[field["$ref"]]
+            options = field["enum"] if "enum" in field else [field["const"]]  # one: a const
             least, most = schema.get("minItems", 0), schema["maxItems"]
 
             made: dict[tuple[int, int], str] = {}
@@ -77,7 +75,7 @@ def _converter_class() -> type:
                     if written < most and later:
                         # One way into the next item, its time a choice at its end: the
                         # grammar follows the item's text once, not once per time.
-                        times = self._add_rule(
+                        choice = self._add_rule(
                             f"{name}-time-{last + 1}-{written}",
                             " | ".join(
                                 f'{self._generate_constant_rule(options[i])} "}}" space '
@@ -86,7 +84,7 @@ def _converter_class() -> type:
                             ),
                         )
                         comma = '"," space ' if written else ""
-                        ways.append(f"{comma}{opener} {times}")
+                        ways.append(f"{comma}{opener} {choice}")
                     if not ways:
                         raise ValueError(f"{name}: fewer {key} options than its least items")
                     made[last, written] = self._add_rule(

@@ -56,6 +56,7 @@ _env.filters["mark_dates"] = gametime.mark_dates
 _env.filters["hhmm"] = gametime.hhmm
 _env.filters["in_force"] = gametime.in_force
 _env.filters["begun"] = gametime.begun
+_env.filters["habit_times"] = gametime.habit_times
 
 
 # Who is spoken of, and "to be", read alike: the preamble says "who they are", a plan wrote

@@ -45,8 +45,11 @@ _CHOICE = re.compile(r",? or (?=[a-z]+ing\b)")
 # A timetable at the end: "continuing decorating the cafe from 8:10 to 10:0" (a morning run).
 # The schedule already says when; the phrase is shown as what they are doing now.
 _HOUR = r"(?:\d{1,2}(?:[:.]\d{0,2})?\s*(?:[ap]\.?m\.?)?|midnight|noon)"
+# With the days it holds on, as a habit says it: "from 09:00 to 13:00 on weekdays".
 _SPAN = re.compile(
-    rf"[\s,]*\(?(?:from|between)?\s*{_HOUR}\s*(?:to|until|till|and|-|–)\s*{_HOUR}\)?$"
+    rf"[\s,]*\(?(?:from|between)?\s*{_HOUR}\s*(?:to|until|till|and|-|–)\s*{_HOUR}\)?"
+    r"(?:\s+(?:on\s+\w+days|on\s+weekends|every\s+day|daily))?$",
+    re.I,
 )
 # A duration at the end ("putting on makeup, in about 10"): a step has its own minutes.
 # Or one cut at the bound after its number, with the clause it ends ("listening to some
