@@ -188,29 +188,17 @@ def test_a_fixed_field_is_its_text_and_the_others_are_the_model_s(template):
         model.model_validate({**answer, "07:00": "writing"})
 
 
+# Written as inline tables, as a template may (the same fields as [[answer.field]] tables).
 RISING = (
     HEAD
     + """
 [answer]
 model = "Plan"
-
-[[answer.field]]
-name = "items"
-kind = "list"
-item = "Item"
-min_items = 1
-max_items = 3
-rising = "time"
-
-[[answer.Item]]
-name = "what"
-kind = "text"
-max_length = 20
-
-[[answer.Item]]
-name = "time"
-kind = "enum"
-options = ["09:00", "10:00", "00:00"]
+field = [{ name = "items", kind = "list", item = "Item", max_items = 3, rising = "time" }]
+Item = [
+    { name = "what", kind = "text", max_length = 20 },
+    { name = "time", kind = "enum", options = ["09:00", "10:00", "00:00"] },
+]
 """
 )
 
