@@ -6,6 +6,7 @@ import pytest
 
 from simulacra.errors import UserError
 from simulacra.llm.completion import Request
+from simulacra.llm.repairs import recording
 from simulacra.llm.schema import json_schema, shape_sentence
 from simulacra.llm.templates import load_template
 
@@ -213,10 +214,20 @@ def test_a_rising_list_s_items_come_one_after_another_in_the_options_order(tmp_p
     def plan(*times):
         return {"items": [{"what": "reading", "time": t} for t in times]}
 
-    assert model.model_validate(plan("10:00", "00:00"))  # the options' order, not the text's
-    for times in (("09:00", "09:00"), ("10:00", "09:00"), ("00:00", "10:00")):
-        with pytest.raises(ValueError, match="must come after"):
-            model.model_validate(plan(*times))
+    def times(*written):
+        return [i.time for i in model.model_validate(plan(*written)).items]
+
+    assert times("10:00", "00:00") == ["10:00", "00:00"]  # the options' order, not the text's
+    # A server's answer (its grammar is the JSON schema's): sorted, the last at one time kept.
+    with recording() as found:
+        assert times("00:00", "09:00", "09:00") == ["09:00", "00:00"]
+    assert found == [
+        {
+            "rule": "list.rising",
+            "raw": [{"what": "reading", "time": t} for t in ("00:00", "09:00", "09:00")],
+            "repaired": [{"what": "reading", "time": t} for t in ("09:00", "00:00")],
+        }
+    ]
 
 
 @pytest.mark.parametrize(

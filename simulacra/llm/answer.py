@@ -52,6 +52,7 @@ import jinja2
 from pydantic import AfterValidator, Field, create_model, model_validator
 
 from simulacra.errors import UserError
+from simulacra.llm.repairs import repair, rule
 from simulacra.llm.schema import RISING, Answer, activity_phrase, one_of, prose, text
 
 KINDS = ("text", "prose", "activity", "enum", "bool", "list")
@@ -399,19 +400,30 @@ def _definition(f: _Field) -> tuple[Any, Any]:
     return _type(f), Field(..., **extra) if extra else ...
 
 
+NOT_RISING = rule(
+    "list.rising", "a list's items out of their rising order: sorted, the last at one time kept"
+)
+
+
 def _rising(key: str, item: _Object):
-    """The check that the items' ``key`` rises in the order of its options (the grammar
-    writes it so; a scripted or a server's answer might not)."""
+    """The items in the order of their ``key``'s options, one at each: llama.cpp's grammar
+    writes them so, a server's does not know how (it is given the JSON schema), and of two
+    items at one time only the last would ever happen."""
     options = next(f.options for f in item.fields if f.name == key)
     order = {o: i for i, o in enumerate(options)}
 
-    def check(items: list) -> list:
-        at = [order[getattr(i, key)] for i in items]
-        if any(b <= a for a, b in zip(at, at[1:], strict=False)):
-            raise ValueError(f"each item's {key} must come after the one before it")
-        return items
+    def in_order(items: list) -> list:
+        last_at = {order[getattr(i, key)]: i for i in items}
+        rising = [last_at[at] for at in sorted(last_at)]
+        if rising != items:  # recorded as the items' values, raw and repaired
+            repair(
+                NOT_RISING,
+                [i.model_dump() for i in items],
+                lambda _: [i.model_dump() for i in rising],
+            )
+        return rising
 
-    return check
+    return in_order
 
 
 def _type(f: _Field) -> Any:
