@@ -93,7 +93,8 @@ def test_a_town_run_survives_ctrl_c_and_sigkill(tmp_path):
     assert "parse failures 0 · invalid places 0" in stats.stdout
     calls = [json.loads(line) for line in (run / "calls.jsonl").open()]
     templates = {c["template"] for c in calls}
-    assert {"day_plan", "hourly_schedule", "act", "importance"} <= templates
+    # Not "act": a first half hour may be all morning routine, placed at home without a call.
+    assert {"day_plan", "hourly_schedule", "importance"} <= templates
     last = list(read_events(run / EVENTS_FILE))[-1]
     for agent in last.agents.values():  # awake and doing something, somewhere real
         assert agent.emoji and agent.activity != "idle"
