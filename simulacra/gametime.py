@@ -270,9 +270,12 @@ _DAYS_SAID = {
 
 
 def habit_times(habits: str, today: str) -> list[str]:
-    """The half hours at which the habits that name a clock time begin on ``today`` ("Monday
-    February 13, 2023"): "attends physics classes from 9am to 1pm on weekdays" begins at 09:00
-    on a Monday and not on a Saturday. Not "in the afternoon": given an hour for Klaus's "reads
+    """The half hours at which the habits that name a clock time begin and end on ``today``
+    ("Monday February 13, 2023"): "attends physics classes from 9am to 1pm on weekdays" is
+    09:00 and 13:00 on a Monday and nothing on a Saturday. The end is a time of its own
+    because an item lasts until the next: with only 09:00 asked, Maria's classes went on until
+    her afternoon's first item, at 22:00 (bench_town, stop 79). An end past midnight ("from
+    9pm to midnight") is tomorrow's. Not "in the afternoon": given an hour for Klaus's "reads
     in the library in the morning, writes at Hobbs Cafe in the afternoon", the 1.5B wrote the
     rest of his day as copies of the two (5 of 5 samples)."""
     weekday = today.split()[0].lower() if today else ""
@@ -282,8 +285,8 @@ def habit_times(habits: str, today: str) -> list[str]:
         said = re.findall(r"[a-z]+", part.lower())
         days = set().union(*(_DAYS_SAID.get(w, set()) for w in said))
         if named and (not days or weekday in days):
-            hour, minute = named[0].split(":")
-            times.add(f"{hour}:{'30' if minute >= '30' else '00'}")
+            half_hours = [f"{h[:2]}:{'30' if h[3:] >= '30' else '00'}" for h in named]
+            times.update(h for h in half_hours if h >= half_hours[0])
     return sorted(times)
 
 

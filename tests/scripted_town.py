@@ -50,6 +50,7 @@ def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     wake = enum(request, "wake_up")
     woken = wake[len(wake) // 2]  # the usual time, in the middle of the options
+    later = request.schema["$defs"]["LaterItem"]["properties"]["time"]["enum"]
     answer = {
         "wake_up": woken,
         # In the hour after the wake-up's: the morning routine fills only its own hour.
@@ -57,7 +58,8 @@ def day_plan(request: Request) -> dict:
         "rest_of_day": [
             {"time": t, "activity": a}
             for t, a in zip(
-                ("12:00", "13:00", "18:00"),
+                # The first offered at or after each (the habits' hours are not offered).
+                [next(t for t in later if t >= at) for at in ("12:00", "13:00", "18:00")],
                 ("having lunch", routine, "relaxing at home"),
                 strict=True,
             )

@@ -1047,9 +1047,11 @@ def test_a_routine_step_again_later_in_the_morning_is_empty():
 @pytest.mark.parametrize(
     ("habits", "today", "times"),
     [
-        (MARIA_HABITS, "Monday February 13, 2023", ["09:00", "21:00"]),
+        # The classes' end is a time; the stream's, midnight, is tomorrow's.
+        (MARIA_HABITS, "Monday February 13, 2023", ["09:00", "13:00", "21:00"]),
         (MARIA_HABITS, "Saturday February 18, 2023", ["21:00"]),  # classes on weekdays only
-        ("works at Hobbs Cafe from 8am to 8pm, eats dinner at the cafe", "Tuesday", ["08:00"]),
+        ("works at Hobbs Cafe from 8am to 8pm, eats dinner at the cafe", "Tue", ["08:00", "20:00"]),
+        ("works at the store from 8:45 am to 4:30 pm", "Tuesday", ["08:30", "16:30"]),
         ("reads in the library in the morning", "Tuesday", []),
         ("writes poems before noon, reads after dinner", "Tuesday", []),
         ("goes to church on Sundays at 10:45 am", "Sunday", ["10:30"]),
@@ -1069,7 +1071,7 @@ def test_the_day_plan_writes_what_the_habits_say_at_their_hours():
         habits=MARIA_HABITS, today="Monday February 13, 2023",
     )  # fmt: skip
     schema = answer.model_json_schema()
-    assert list(schema["properties"])[:3] == ["wake_up", "09:00", "21:00"]
+    assert list(schema["properties"])[:4] == ["wake_up", "09:00", "13:00", "21:00"]
     offered = [
         schema["$defs"][item]["properties"]["time"]["enum"] for item in ("MorningItem", "LaterItem")
     ]
@@ -1078,13 +1080,15 @@ def test_the_day_plan_writes_what_the_habits_say_at_their_hours():
         {
             "wake_up": "07:30",
             "09:00": "Maria Lopez is attending physics classes",
+            "13:00": "studying at Hobbs Cafe",
             "21:00": "streaming games",
             "morning": [{"activity": "reading the news", "time": "08:00"}],
             "rest_of_day": [{"activity": f"reading {n}", "time": f"1{5 + n}:00"} for n in range(3)],
         }
     ).plan
-    assert [(i.time, i.activity) for i in plan][:3] == [
+    assert [(i.time, i.activity) for i in plan][:4] == [
         ("09:00", "attending physics classes"),
+        ("13:00", "studying at Hobbs Cafe"),
         ("21:00", "streaming games"),
         ("08:00", "reading the news"),
     ]

@@ -668,7 +668,7 @@ def _outline(
     later: Sequence[str] = (),
 ) -> list[PlanItem]:
     """Today's events' items (each with the "HH:MM" it ends at) and the plan's as "HH:MM
-    activity" lines in time order, less any item for another date or that is one of the
+    activity" lines in time order, less any item before the wake-up, any for another date or that is one of the
     ``later`` days' events at its hour, any meal planned at another meal's hour or that the
     morning routine has already, any other item within the hours of one of today's events
     and any item that repeats the one before it (in each case the item before it goes on)."""
@@ -677,7 +677,11 @@ def _outline(
     routine_meals = gametime.meals_named(MORNING_ROUTINE, meal_hours)
     for n, i in enumerate(everything):
         # "none" is how a small model fills a slot it has nothing for.
-        if _is_nothing(i.activity):
+        if i.time < plan.wake_up:
+            # The model's own waking up (with_morning_routine): gone before the repeats are
+            # merged, or Klaus's "06:30 reading in the library" took his 09:00 one with it.
+            dropped[n] = BEFORE_WAKE
+        elif _is_nothing(i.activity):
             dropped[n] = EMPTY_ITEM
         elif echoes_preamble(i.activity):
             dropped[n] = PREAMBLE_ITEM
@@ -713,10 +717,7 @@ def _outline(
     for i in sorted(kept, key=lambda i: i.time):
         # The 1.5B writes an activity that goes on at every hour ("17:00 writing at Hobbs
         # Cafe", then at 18:00, ... 23:00) and sometimes twice at one time.
-        # One before the wake-up goes (with_morning_routine): the same item after it stays
-        # (Klaus's "06:30 reading in the library" took his habit's 09:00 one with it).
-        before = lines[-1] if lines and lines[-1].time >= plan.wake_up else None
-        if before is None or before.activity.lower() != i.activity.lower():
+        if not lines or lines[-1].activity.lower() != i.activity.lower():
             lines.append(PlanItem.at(i.time, i.activity))
         else:
             reject(REPEATED_ITEM, f"{i.time} {i.activity}")
