@@ -668,10 +668,11 @@ def _outline(
     later: Sequence[str] = (),
 ) -> list[PlanItem]:
     """Today's events' items (each with the "HH:MM" it ends at) and the plan's as "HH:MM
-    activity" lines in time order, less any item before the wake-up, any for another date or that is one of the
-    ``later`` days' events at its hour, any meal planned at another meal's hour or that the
-    morning routine has already, any other item within the hours of one of today's events
-    and any item that repeats the one before it (in each case the item before it goes on)."""
+    activity" lines in time order, less any item before the wake-up, any for another date or
+    that is one of the ``later`` days' events at its hour, any meal planned at another meal's
+    hour or that the morning routine has already, any other item within the hours of one of
+    today's events and any item that repeats the one before it (in each case the item before
+    it goes on)."""
     dropped = {}
     everything = [*(item for item, _ in events), *plan.plan]
     routine_meals = gametime.meals_named(MORNING_ROUTINE, meal_hours)
