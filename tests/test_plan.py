@@ -580,8 +580,8 @@ def test_an_activity_written_at_every_hour_is_one_item(agent):
         answer["rest_of_day"] = answer["rest_of_day"][:1] + [
             {"time": "20:00", "activity": "Writing a paper"},
             {"time": "21:00", "activity": "writing a paper"},
-            {"time": "21:30", "activity": "writing a paper"},
             {"time": "22:00", "activity": "writing a paper"},
+            {"time": "23:00", "activity": "writing a paper"},
         ]
         return answer
 
@@ -740,20 +740,20 @@ def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
 
     def late_and_the_same(request):
         n = len(agent.model.completer.calls("day_plan"))
-        times = ("11:30", "17:00", "18:00", "19:00")
+        times = ("11:00", "17:00", "18:00", "19:00")
         items = ({"time": t, "activity": f"resting {n}"} for t in times)
         return {**script(request), **lists(*items)}
 
     agent.model.completer.scripts["day_plan"] = late_and_the_same
     plan = planning.plan_day(agent, DAY)
     assert len(agent.model.completer.calls("day_plan")) == Settings().plan.day_plan_attempts
-    assert plan.outline[1] == "11:30 resting 1"
+    assert plan.outline[1] == "11:00 resting 1"
 
 
 def test_the_morning_is_planned_first_and_the_evening_after_it():
     """In one list the 1.5B began Isabella's Monday at her party's hour (party seed 3): the
-    morning's items are a list of their own, at the half hours before midday, or four hours
-    after a late waking."""
+    morning's items are a list of their own, at the hours before midday, or four hours after
+    a late waking."""
 
     def times(answer, item):
         return answer.model_json_schema()["$defs"][item]["properties"]["time"]["enum"]
@@ -761,12 +761,12 @@ def test_the_morning_is_planned_first_and_the_evening_after_it():
     early = planning.day_plan_for(
         usual_wake="06:00", usual_sleep="23:00", name="Ada", events_today=[]
     )
-    assert times(early, "MorningItem")[-1] == "11:30" and times(early, "LaterItem")[0] == "12:00"
+    assert times(early, "MorningItem")[-1] == "11:00" and times(early, "LaterItem")[0] == "12:00"
     late = planning.day_plan_for(
         usual_wake="10:00", usual_sleep="02:00", name="Ada", events_today=[]
     )
     # four hours after the earliest wake-up offered, 09:30
-    assert times(late, "MorningItem")[-1] == "13:00" and times(late, "LaterItem")[0] == "13:30"
+    assert times(late, "MorningItem")[-1] == "13:00" and times(late, "LaterItem")[0] == "14:00"
     answer = early.model_validate(
         {
             "wake_up": "06:00",
@@ -837,11 +837,8 @@ def test_a_wake_up_in_the_day_s_last_hour_asks_no_hourly_schedule(
     )
     owl.model.completer.scripts["day_plan"] = lambda request: {
         "wake_up": "23:00",
-        "morning": [{"time": "22:30", "activity": "sleeping in"}],  # before the wake-up: left out
-        "rest_of_day": [
-            {"time": t, "activity": a}
-            for t, a in [("22:30", "lying in"), ("23:00", "reading"), ("23:30", "writing")]
-        ],
+        "morning": [{"time": "23:00", "activity": "sleeping in"}],
+        "rest_of_day": [{"time": "23:00", "activity": "reading"}],
     }
     plan = planning.plan_day(owl, DAY)
     assert owl.model.completer.calls("hourly_schedule") == []
@@ -1101,9 +1098,9 @@ def test_an_item_before_the_wake_up_takes_no_later_one_with_it(agent):
     script = agent.model.completer.scripts["day_plan"]
 
     def early(request):
-        answer = script(request)
+        answer = script(request) | {"wake_up": "06:30"}
         answer["morning"] = [
-            {"time": "05:30", "activity": "reading in the library"},
+            {"time": "06:00", "activity": "reading in the library"},
             {"time": "09:00", "activity": "reading in the library"},
         ]
         return answer
@@ -1111,4 +1108,4 @@ def test_an_item_before_the_wake_up_takes_no_later_one_with_it(agent):
     agent.model.completer.scripts["day_plan"] = early
     plan = planning.plan_day(agent, DAY)
     assert "09:00 reading in the library" in plan.outline
-    assert not [i for i in plan.outline if i.time == "05:30"]
+    assert not [i for i in plan.outline if i.time == "06:00"]

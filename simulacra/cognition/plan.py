@@ -84,7 +84,7 @@ class _DayPlanned(Answer):
 
 def day_plan_for(**variables: Any) -> type[Answer]:
     """The answer of day_plan.prompt.toml: its wake-up times are those given, else those of
-    the default settings (as in the eval's cases); its items' times the half hours from the
+    the default settings (as in the eval's cases); its items' times the whole hours from the
     earliest wake-up to bedtime, those before midday (or four hours after waking, if later)
     for the morning."""
     wake_options = variables.get("wake_options") or _default_wake_options(variables)
@@ -93,10 +93,11 @@ def day_plan_for(**variables: Any) -> type[Answer]:
     midday = max("12:00", f"{woke + timedelta(hours=4):%H:%M}")
     today = variables.get("today") or ""
     at_habits = gametime.habit_times(variables.get("habits") or "", today)
-    # Not in a habit's hour either: the schedule is hourly, and of two items begun in one hour
-    # only the later is ever in force (Maria's "14:30 planning her next stream" hid her
-    # "14:00 studying at Hobbs Cafe", bench_town).
-    free = [t for t in times if t[:2] not in {h[:2] for h in at_habits}] or times
+    # Whole hours, and none in a habit's hour: the schedule is hourly, and of two items begun in
+    # one hour only the later is ever in force (Maria's "14:30 planning her next stream" hid
+    # her "14:00 studying at Hobbs Cafe", bench_town).
+    hours = [t for t in times if t.endswith(":00")] or times
+    free = [t for t in hours if t[:2] not in {h[:2] for h in at_habits}] or hours
     morning = [t for t in free if t < midday] or free[:1]
     later = [t for t in free if t >= midday] or free[-1:]
     offered = {"morning_times": morning, "later_times": later}
