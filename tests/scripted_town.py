@@ -50,20 +50,22 @@ def day_plan(request: Request) -> dict:
     routine = ROUTINE.get(who(request), "going about the day")
     wake = enum(request, "wake_up")
     woken = wake[len(wake) // 2]  # the usual time, in the middle of the options
-    later = request.schema["$defs"]["LaterItem"]["properties"]["time"]["enum"]
+
+    def first(item: str, at: str) -> str:
+        """The first time offered at or after ``at`` (the habits' hours are not offered)."""
+        return next(
+            t for t in request.schema["$defs"][item]["properties"]["time"]["enum"] if t >= at
+        )
+
     answer = {
         "wake_up": woken,
         # In the hour after the wake-up's: the morning routine fills only its own hour.
         "morning": [{"time": f"{int(woken[:2]) + 1:02d}:00", "activity": routine}],
-        "rest_of_day": [
-            {"time": t, "activity": a}
-            for t, a in zip(
-                # The first offered at or after each (the habits' hours are not offered).
-                [next(t for t in later if t >= at) for at in ("12:00", "13:00", "18:00")],
-                ("having lunch", routine, "relaxing at home"),
-                strict=True,
-            )
+        "afternoon": [
+            {"time": first("AfternoonItem", "12:00"), "activity": "having lunch"},
+            {"time": first("AfternoonItem", "13:00"), "activity": routine},
         ],
+        "evening": [{"time": first("EveningItem", "18:00"), "activity": "relaxing at home"}],
     }
     # The hours the habits name (plan.habit_times): the routine, as the habits would have it.
     answer |= {key: routine for key in request.schema["properties"] if gametime.HHMM.match(key)}

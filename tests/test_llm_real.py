@@ -102,7 +102,7 @@ def test_a_day_plan_s_times_rise_even_when_asked_for_one_time(real_model):
     )
     for seed in range(3):
         answer = real_model.generate(prompt, answer_model, seed=seed)
-        for part in (answer.morning, answer.rest_of_day):
+        for part in (answer.morning, answer.afternoon, answer.evening):
             times = [item.time for item in part]
             assert times == sorted(set(times))
     assert real_model.log.totals.parse_failures == 0

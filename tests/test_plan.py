@@ -47,23 +47,29 @@ MARIA_HABITS = (
 
 
 def lists(*items: dict) -> dict:
-    """A day plan's two lists, the items before midday in the morning's."""
+    """A day plan's three lists, the items before midday in the morning's, those from 17:00
+    in the evening's."""
     return {
         "morning": [i for i in items if i["time"] < "12:00"],
-        "rest_of_day": [i for i in items if i["time"] >= "12:00"],
+        "afternoon": [i for i in items if "12:00" <= i["time"] < "17:00"],
+        "evening": [i for i in items if i["time"] >= "17:00"],
     }
 
 
 def plans_also(agent, *items: dict) -> None:
-    """The scripted day plan, with ``items`` among its own (in place of its own at their times;
-    the times rise, as the grammar writes them)."""
+    """The scripted day plan, with ``items`` among its own (in place of its own at their times,
+    or of its last where a list would be too long; the times rise, as the grammar writes
+    them)."""
     script = agent.model.completer.scripts["day_plan"]
 
     def with_items(request):
         answer = script(request)
         times = {item["time"] for item in items}
-        kept = [i for i in answer["rest_of_day"] if i["time"] not in times][: 5 - len(items)]
-        answer["rest_of_day"] = sorted(kept + list(items), key=lambda i: i["time"])
+        mine = lists(*items)
+        theirs = lists(*(i for part in mine for i in answer[part] if i["time"] not in times))
+        for part, most in (("morning", 2), ("afternoon", 2), ("evening", 3)):
+            kept = mine[part] + theirs[part][: most - len(mine[part])]
+            answer[part] = sorted(kept, key=lambda i: i["time"])
         return answer
 
     agent.model.completer.scripts["day_plan"] = with_items
@@ -577,11 +583,10 @@ def test_an_activity_written_at_every_hour_is_one_item(agent):
 
     def repeated(request):
         answer = script(request)
-        answer["rest_of_day"] = answer["rest_of_day"][:1] + [
+        answer["evening"] = [
             {"time": "20:00", "activity": "Writing a paper"},
             {"time": "21:00", "activity": "writing a paper"},
             {"time": "22:00", "activity": "writing a paper"},
-            {"time": "23:00", "activity": "writing a paper"},
         ]
         return answer
 
@@ -720,7 +725,7 @@ def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
 
 def test_when_no_plan_is_usable_the_one_with_most_different_activities_is_kept(agent):
     script = agent.model.completer.scripts["day_plan"]
-    times = ("08:00", "10:00", "12:00", "14:00", "16:00")
+    times = ("08:00", "10:00", "12:00", "14:00", "18:00")
 
     def repeating(request):
         n = len(agent.model.completer.calls("day_plan"))
@@ -740,7 +745,7 @@ def test_when_no_plan_is_usable_the_first_one_is_kept(agent):
 
     def late_and_the_same(request):
         n = len(agent.model.completer.calls("day_plan"))
-        times = ("11:00", "17:00", "18:00", "19:00")
+        times = ("11:00", "13:00", "17:00", "18:00")
         items = ({"time": t, "activity": f"resting {n}"} for t in times)
         return {**script(request), **lists(*items)}
 
@@ -761,17 +766,23 @@ def test_the_morning_is_planned_first_and_the_evening_after_it():
     early = planning.day_plan_for(
         usual_wake="06:00", usual_sleep="23:00", name="Ada", events_today=[]
     )
-    assert times(early, "MorningItem")[-1] == "11:00" and times(early, "LaterItem")[0] == "12:00"
+    assert (
+        times(early, "MorningItem")[-1] == "11:00" and times(early, "AfternoonItem")[0] == "12:00"
+    )
+    assert (
+        times(early, "AfternoonItem")[-1] == "16:00" and times(early, "EveningItem")[0] == "17:00"
+    )
     late = planning.day_plan_for(
         usual_wake="10:00", usual_sleep="02:00", name="Ada", events_today=[]
     )
     # four hours after the earliest wake-up offered, 09:30
-    assert times(late, "MorningItem")[-1] == "13:00" and times(late, "LaterItem")[0] == "14:00"
+    assert times(late, "MorningItem")[-1] == "13:00" and times(late, "AfternoonItem")[0] == "14:00"
     answer = early.model_validate(
         {
             "wake_up": "06:00",
             "morning": [{"activity": "working at the cafe", "time": "08:00"}],
-            "rest_of_day": [{"activity": f"reading {n}", "time": f"1{3 + n}:00"} for n in range(3)],
+            "afternoon": [{"activity": "reading 0", "time": "13:00"}],
+            "evening": [{"activity": "reading 1", "time": "18:00"}],
         }
     )
     assert [i.activity for i in answer.plan][:2] == ["working at the cafe", "reading 0"]
@@ -838,7 +849,8 @@ def test_a_wake_up_in_the_day_s_last_hour_asks_no_hourly_schedule(
     owl.model.completer.scripts["day_plan"] = lambda request: {
         "wake_up": "23:00",
         "morning": [{"time": "23:00", "activity": "sleeping in"}],
-        "rest_of_day": [{"time": "23:00", "activity": "reading"}],
+        "afternoon": [{"time": "23:00", "activity": "reading"}],
+        "evening": [{"time": "23:00", "activity": "writing"}],
     }
     plan = planning.plan_day(owl, DAY)
     assert owl.model.completer.calls("hourly_schedule") == []
@@ -1070,7 +1082,8 @@ def test_the_day_plan_writes_what_the_habits_say_at_their_hours():
     schema = answer.model_json_schema()
     assert list(schema["properties"])[:4] == ["wake_up", "09:00", "13:00", "21:00"]
     offered = [
-        schema["$defs"][item]["properties"]["time"]["enum"] for item in ("MorningItem", "LaterItem")
+        schema["$defs"][item]["properties"]["time"]["enum"]
+        for item in ("MorningItem", "EveningItem")
     ]
     assert not {"09:00", "09:30"} & set(offered[0]) and not {"21:00", "21:30"} & set(offered[1])
     plan = answer.model_validate(
@@ -1080,7 +1093,8 @@ def test_the_day_plan_writes_what_the_habits_say_at_their_hours():
             "13:00": "studying at Hobbs Cafe",
             "21:00": "streaming games",
             "morning": [{"activity": "reading the news", "time": "08:00"}],
-            "rest_of_day": [{"activity": f"reading {n}", "time": f"1{5 + n}:00"} for n in range(3)],
+            "afternoon": [{"activity": "reading 0", "time": "15:00"}],
+            "evening": [{"activity": "reading 1", "time": "17:00"}],
         }
     ).plan
     assert [(i.time, i.activity) for i in plan][:4] == [

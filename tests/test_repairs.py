@@ -80,7 +80,7 @@ def test_a_day_plans_dropped_items_are_logged_with_its_call(scripted, tmp_path, 
 
     def padded(request):
         answer = SCRIPTS["day_plan"](request)
-        answer["rest_of_day"] += [
+        answer["evening"] += [
             {"time": "20:00", "activity": "none"},
             {"time": "21:00", "activity": "relaxing at home"},  # repeats 18:00's, next to it
         ]

@@ -67,8 +67,8 @@ class _HabitItem(BaseModel):
 
 
 class _DayPlanned(Answer):
-    """The fields of day_plan.prompt.toml, with the items at the habits' hours, the morning's
-    and the rest of the day's in one plan."""
+    """The fields of day_plan.prompt.toml, with the items at the habits' hours, the morning's,
+    the afternoon's and the evening's in one plan."""
 
     @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
     @property
@@ -79,18 +79,19 @@ class _DayPlanned(Answer):
             for name, f in fields
             if f.alias and gametime.HHMM.fullmatch(f.alias)
         ]
-        return [*at_habits, *self.morning, *self.rest_of_day]
+        return [*at_habits, *self.morning, *self.afternoon, *self.evening]
 
 
 def day_plan_for(**variables: Any) -> type[Answer]:
     """The answer of day_plan.prompt.toml: its wake-up times are those given, else those of
     the default settings (as in the eval's cases); its items' times the whole hours from the
     earliest wake-up to bedtime, those before midday (or four hours after waking, if later)
-    for the morning."""
+    for the morning, those from 17:00 (or seven hours after waking) for the evening."""
     wake_options = variables.get("wake_options") or _default_wake_options(variables)
     times = plan_times(wake_options[0], variables["usual_sleep"])
     woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake_options[0]))
     midday = max("12:00", f"{woke + timedelta(hours=4):%H:%M}")
+    evening = max("17:00", f"{woke + timedelta(hours=7):%H:%M}")
     today = variables.get("today") or ""
     at_habits = gametime.habit_times(variables.get("habits") or "", today)
     # Whole hours, and none in a habit's hour: the schedule is hourly, and of two items begun in
@@ -99,8 +100,9 @@ def day_plan_for(**variables: Any) -> type[Answer]:
     hours = [t for t in times if t.endswith(":00")] or times
     free = [t for t in hours if t[:2] not in {h[:2] for h in at_habits}] or hours
     morning = [t for t in free if t < midday] or free[:1]
-    later = [t for t in free if t >= midday] or free[-1:]
-    offered = {"morning_times": morning, "later_times": later}
+    afternoon = [t for t in free if midday <= t < evening] or free[-1:]
+    later = [t for t in free if t >= evening] or free[-1:]
+    offered = {"morning_times": morning, "afternoon_times": afternoon, "evening_times": later}
     return DAY_PLAN.answer_model(
         {**variables, "wake_options": wake_options, **offered}, base=_DayPlanned
     )
