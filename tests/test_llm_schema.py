@@ -132,3 +132,13 @@ def test_an_activity_without_a_lead_ends_in_its_own_words_and_escapes_nothing():
     pattern = re.compile(field["pattern"])
     assert pattern.match("inviting friends to the Valentine's Day party at Hobbs Cafe at five")
     assert not pattern.match("inviting friends for Valentine\\")
+
+
+def test_an_activity_without_a_lead_is_not_the_shape_s_placeholder():
+    """bench_town (stop 80): shown each hour as "<activity>", the 1.5B wrote that for Maria's
+    22:00 and she spent two hours doing it."""
+    hour = create_model("Hour", __base__=Answer, h22=(activity_phrase(70, "activity"), ...))
+    pattern = re.compile(hour.model_json_schema()["properties"]["h22"]["pattern"])
+    assert pattern.match("streaming games (Minecraft) at 9, then reading")
+    for placeholder in ("<activity>", "{activity}", "reading <book>", " reading"):
+        assert not pattern.match(placeholder)

@@ -55,6 +55,10 @@ def text(
 # follows the pattern, not maxLength).
 _TEXT_CHAR = r'[^"\\\x00-\x1f\x7f]'  # a character a JSON string holds unescaped, on one line
 _PROSE = r'^[^< "\\\x00-\x1f\x7f]' + _TEXT_CHAR + "{%d,%d}$"
+# A phrase's characters: no brackets or braces, which begin no doing and end none. The hourly
+# schedule's shape shows each hour as "<activity>", and the 1.5B wrote that for Maria's
+# 22:00 (bench_town, stop 80).
+_PHRASE_CHAR = r'[^"<>{}\\\x00-\x1f\x7f]'
 
 
 def prose(max_length: int, description: str | None, min_length: int = 8) -> Any:
@@ -99,7 +103,7 @@ def activity_phrase(
                 max_length=bound,
                 description=description,
                 json_schema_extra={
-                    "pattern": f"^{_TEXT_CHAR}{{3,{bound}}}$",
+                    "pattern": f"^[A-Za-z]{_PHRASE_CHAR}{{2,{bound - 1}}}$",
                     STATED: max_length,
                 },
             ),
