@@ -55,9 +55,9 @@ def text(
 # follows the pattern, not maxLength).
 _TEXT_CHAR = r'[^"\\\x00-\x1f\x7f]'  # a character a JSON string holds unescaped, on one line
 _PROSE = r'^[^< "\\\x00-\x1f\x7f]' + _TEXT_CHAR + "{%d,%d}$"
-# A phrase's characters: no brackets or braces, which begin no doing and end none. The hourly
-# schedule's shape shows each hour as "<activity>", and the 1.5B wrote that for Maria's
-# 22:00 (bench_town, stop 80).
+# A phrase's characters: no angle brackets or braces, which no doing holds. The hourly
+# schedule's shape shows each hour as "<activity>", and the 1.5B wrote that for Maria's 22:00
+# (bench_town, stop 80).
 _PHRASE_CHAR = r'[^"<>{}\\\x00-\x1f\x7f]'
 
 
