@@ -189,6 +189,12 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
         ("I'm sorry, but I can't help with that.", True),
         ("Do you have any other questions about the topic?", True),
         ("Let me know if you need any more assistance!", True),  # party seed 1z
+        # bench_morning, stop 80
+        (
+            "Could you please provide me with the exam date and any other relevant information?",
+            True,
+        ),
+        ("Could you tell me the time of the exam? I'll provide the snacks.", False),
         ("Let me know if you need help with the decorations!", False),
         ("I can't help with the decorations, I'm at the library until five.", False),
         ("I don't have any plans yet. Maybe I'll write at the library.", False),
