@@ -278,16 +278,36 @@ def habit_times(habits: str, today: str) -> list[str]:
     9pm to midnight") is tomorrow's. Not "in the afternoon": given an hour for Klaus's "reads
     in the library in the morning, writes at Hobbs Cafe in the afternoon", the 1.5B wrote the
     rest of his day as copies of the two (5 of 5 samples)."""
-    weekday = today.split()[0].lower() if today else ""
     times = set()
+    for half_hours in _habits_today(habits, today):
+        times.update(h for h in half_hours if h >= half_hours[0])
+    return sorted(times)
+
+
+def habit_spans(habits: str, today: str) -> list[tuple[str, str]]:
+    """The hours the habits that name a start and an end take on ``today``, each from its start
+    to its end ("24:00" where it ends past midnight): Hobbs Cafe's owner "works at Hobbs Cafe
+    from 8am to 8pm" is ("08:00", "20:00")."""
+    spans = []
+    for half_hours in _habits_today(habits, today):
+        if len(half_hours) > 1:
+            end = half_hours[-1] if half_hours[-1] > half_hours[0] else "24:00"
+            spans.append((half_hours[0], end))
+    return spans
+
+
+def _habits_today(habits: str, today: str) -> list[list[str]]:
+    """Of each habit that names clock times and is kept on ``today``, those times, in half
+    hours."""
+    weekday = today.split()[0].lower() if today else ""
+    kept = []
     for part in re.split(r"[,;]", habits):
         named = hours_named(part)
         said = re.findall(r"[a-z]+", part.lower())
         days = set().union(*(_DAYS_SAID.get(w, set()) for w in said))
         if named and (not days or weekday in days):
-            half_hours = [f"{h[:2]}:{'30' if h[3:] >= '30' else '00'}" for h in named]
-            times.update(h for h in half_hours if h >= half_hours[0])
-    return sorted(times)
+            kept.append([f"{h[:2]}:{'30' if h[3:] >= '30' else '00'}" for h in named])
+    return kept
 
 
 def parse(text: str, *, field: str = "time") -> datetime:

@@ -40,10 +40,22 @@ def texts(items: Any) -> list[str]:
 
 
 def enum(request: Request, field: str) -> list:
-    node = request.schema["properties"][field]
+    return schema_enum(request.schema, field)
+
+
+def schema_enum(schema: dict, field: str) -> list:
+    """The options of ``field``; "morning.time" names the time of a list's items."""
+    node = schema
+    for name in field.split("."):
+        node = _deref(schema, node)
+        node = _deref(schema, node.get("items", node))["properties"][name]
+    return _deref(schema, node)["enum"]
+
+
+def _deref(schema: dict, node: dict) -> dict:
     while "$ref" in node:
-        node = request.schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
-    return node["enum"]
+        node = schema["$defs"][node["$ref"].rsplit("/", 1)[-1]]
+    return node
 
 
 def day_plan(request: Request) -> dict:
@@ -51,22 +63,25 @@ def day_plan(request: Request) -> dict:
     wake = enum(request, "wake_up")
     woken = wake[len(wake) // 2]  # the usual time, in the middle of the options
 
-    def first(item: str, at: str) -> str:
-        """The first time offered at or after ``at`` (the habits' hours are not offered)."""
-        return next(
-            t for t in request.schema["$defs"][item]["properties"]["time"]["enum"] if t >= at
-        )
-
-    answer = {
-        "wake_up": woken,
-        # In the hour after the wake-up's: the morning routine fills only its own hour.
-        "morning": [{"time": f"{int(woken[:2]) + 1:02d}:00", "activity": routine}],
-        "afternoon": [
-            {"time": first("AfternoonItem", "12:00"), "activity": "having lunch"},
-            {"time": first("AfternoonItem", "13:00"), "activity": routine},
-        ],
-        "evening": [{"time": first("EveningItem", "18:00"), "activity": "relaxing at home"}],
+    # In the hour after the wake-up's: the morning routine fills only its own hour.
+    wished = {
+        "morning": [(f"{int(woken[:2]) + 1:02d}:00", routine)],
+        "afternoon": [("12:00", "having lunch"), ("13:00", routine)],
+        "evening": [("18:00", "relaxing at home")],
     }
+    answer: dict[str, Any] = {"wake_up": woken}
+    for part, items in wished.items():
+        if part not in request.schema["properties"]:
+            continue  # a part of the day the habits take whole
+        offered = enum(request, f"{part}.time")
+        # The first time free at or after the one wished (no habit's hours are offered).
+        answer[part] = []
+        for when, activity in items:
+            last = answer[part][-1]["time"] if answer[part] else ""
+            free = [t for t in offered if t >= when and t > last]
+            if free:
+                answer[part].append({"time": free[0], "activity": activity})
+        answer[part] = answer[part] or [{"time": offered[-1], "activity": items[-1][1]}]
     # The hours the habits name (plan.habit_times): the routine, as the habits would have it.
     answer |= {key: routine for key in request.schema["properties"] if gametime.HHMM.match(key)}
     return answer

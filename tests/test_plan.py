@@ -6,7 +6,7 @@ from datetime import date, datetime, time, timedelta
 from functools import partial
 
 import pytest
-from scripted_town import SCRIPTS, enum
+from scripted_town import SCRIPTS, enum, schema_enum
 
 from simulacra import GenerativeAgent, Persona, Settings, gametime
 from simulacra.cognition import plan as planning
@@ -760,23 +760,19 @@ def test_the_morning_is_planned_first_and_the_evening_after_it():
     morning's items are a list of their own, at the hours before midday, or four hours after
     a late waking."""
 
-    def times(answer, item):
-        return answer.model_json_schema()["$defs"][item]["properties"]["time"]["enum"]
+    def times(answer, part):
+        return schema_enum(answer.model_json_schema(), f"{part}.time")
 
     early = planning.day_plan_for(
         usual_wake="06:00", usual_sleep="23:00", name="Ada", events_today=[]
     )
-    assert (
-        times(early, "MorningItem")[-1] == "11:00" and times(early, "AfternoonItem")[0] == "12:00"
-    )
-    assert (
-        times(early, "AfternoonItem")[-1] == "16:00" and times(early, "EveningItem")[0] == "17:00"
-    )
+    assert times(early, "morning")[-1] == "11:00" and times(early, "afternoon")[0] == "12:00"
+    assert times(early, "afternoon")[-1] == "16:00" and times(early, "evening")[0] == "17:00"
     late = planning.day_plan_for(
         usual_wake="10:00", usual_sleep="02:00", name="Ada", events_today=[]
     )
     # four hours after the earliest wake-up offered, 09:30
-    assert times(late, "MorningItem")[-1] == "13:00" and times(late, "AfternoonItem")[0] == "14:00"
+    assert times(late, "morning")[-1] == "13:00" and times(late, "afternoon")[0] == "14:00"
     answer = early.model_validate(
         {
             "wake_up": "06:00",
@@ -1081,10 +1077,7 @@ def test_the_day_plan_writes_what_the_habits_say_at_their_hours():
     )  # fmt: skip
     schema = answer.model_json_schema()
     assert list(schema["properties"])[:4] == ["wake_up", "09:00", "13:00", "21:00"]
-    offered = [
-        schema["$defs"][item]["properties"]["time"]["enum"]
-        for item in ("MorningItem", "EveningItem")
-    ]
+    offered = [schema_enum(schema, f"{part}.time") for part in ("morning", "evening")]
     assert not {"09:00", "09:30"} & set(offered[0]) and not {"21:00", "21:30"} & set(offered[1])
     plan = answer.model_validate(
         {
@@ -1102,6 +1095,43 @@ def test_the_day_plan_writes_what_the_habits_say_at_their_hours():
         ("13:00", "studying at Hobbs Cafe"),
         ("21:00", "streaming games"),
         ("08:00", "reading the news"),
+    ]
+
+
+def test_an_item_within_a_habit_s_hours_lasts_an_hour(tmp_path, scripted, word_embedder):
+    """Party run of seed 1 (stop 81): the host's "09:00 sleeping" ended her shift of 08:00 to
+    20:00 until 13:00; Maria's "10:00 watching a movie" her classes. After such an item the
+    habit goes on; an item right after it keeps its hour."""
+    lifestyle = {"wake": "06:00", "sleep": "23:00", "notes": "works at Hobbs Cafe from 8am to 8pm"}
+    host = GenerativeAgent.create(
+        tmp_path / "host",
+        Persona(**{**PERSONA.model_dump(), "lifestyle": lifestyle}),
+        at=datetime.combine(DAY, time(5)),
+        settings=Settings(),
+        model=scripted(SCRIPTS),
+        embedder=word_embedder,
+    )
+    host.model.completer.scripts["day_plan"] = lambda request: {
+        "wake_up": "06:00",
+        "08:00": "working at Hobbs Cafe",
+        "20:00": "eating dinner at the cafe",
+        "morning": [{"time": "10:00", "activity": "decorating the cafe"}],
+        "afternoon": [
+            {"time": "13:00", "activity": "inviting customers"},
+            {"time": "14:00", "activity": "writing invitations"},
+        ],
+        "evening": [{"time": "21:00", "activity": "reading a novel"}],
+    }
+    plan = planning.plan_day(host, DAY)
+    assert [i for i in plan.outline if i.time >= "08:00"] == [
+        "08:00 working at Hobbs Cafe",
+        "10:00 decorating the cafe",
+        "11:00 working at Hobbs Cafe",
+        "13:00 inviting customers",
+        "14:00 writing invitations",
+        "15:00 working at Hobbs Cafe",
+        "20:00 eating dinner at the cafe",
+        "21:00 reading a novel",
     ]
 
 

@@ -55,10 +55,11 @@ def text(
 # follows the pattern, not maxLength).
 _TEXT_CHAR = r'[^"\\\x00-\x1f\x7f]'  # a character a JSON string holds unescaped, on one line
 _PROSE = r'^[^< "\\\x00-\x1f\x7f]' + _TEXT_CHAR + "{%d,%d}$"
-# A phrase's characters: no angle brackets or braces, which no doing holds. The hourly
+# What no doing holds, beside what a JSON string escapes: angle brackets and braces. The hourly
 # schedule's shape shows each hour as "<activity>", and the 1.5B wrote that for Maria's 22:00
 # (bench_town, stop 80).
-_PHRASE_CHAR = r'[^"<>{}\\\x00-\x1f\x7f]'
+_NOT_A_DOING = r'"<>{}\\\x00-\x1f\x7f'
+_PHRASE_CHAR = f"[^{_NOT_A_DOING}]"
 
 
 def prose(max_length: int, description: str | None, min_length: int = 8) -> Any:
@@ -143,9 +144,7 @@ def _after_lead(phrase: str, rest: int) -> str:
 # are the prompts' notes, and the host's plan for the 14th copied one, "19:00 still planning
 # for the party at Hobbs Cafe on February 14th (today)" (party seed 3, stop 69).
 _FIRST_WORD = 16
-_ACTIVITY_UNIT = (
-    r'([^",*()\\\x00-\x1f\x7f]|[0-9],[0-9])'  # a group: llama.cpp's converter has no "(?:"
-)
+_ACTIVITY_UNIT = f"([^,*(){_NOT_A_DOING}]|[0-9],[0-9])"  # llama.cpp's converter has no "(?:"
 
 
 def _rest_length(max_length: int) -> int:
