@@ -52,7 +52,7 @@ _LABELS = {
     "the building the activity names",
     FindingKind.COMPANY: "with someone who was in another room",
     FindingKind.OTHER_DAY: "an event of another day",
-    FindingKind.LINE: "a line: assistant, echo, partner in the third person",
+    FindingKind.LINE: "a line: assistant, echo, question handed back, partner in the third person",
     FindingKind.NOT_STATE: "an object state that is not a state",
 }
 # Held past the end of its plan block by less than this, an action is only running late.
@@ -194,7 +194,8 @@ def judge_line(
     text: str, speaker: str, partners: Sequence[str], earlier: Sequence[str]
 ) -> tuple[FindingKind, str | None]:
     """What reads broken in a line said after ``earlier`` (the pair's lines that day): prompt
-    text, or an assistant's words, an echo, the partner in the third person."""
+    text, or an assistant's words, an echo, a question handed back, the partner in the third
+    person."""
     why = wording.prompt_text(text)
     if why:
         return FindingKind.PROMPT, why

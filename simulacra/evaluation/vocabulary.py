@@ -71,8 +71,9 @@ class LineWords(_Table):
     introductions: list[str]
     echo_words: int = Field(ge=1)
     echo_share: float = Field(gt=0, le=1)
+    asked_back: list[str]
 
-    _valid = field_validator("assistant")(_patterns)
+    _valid = field_validator("assistant", "asked_back")(_patterns)
 
 
 class CalendarWords(_Table):

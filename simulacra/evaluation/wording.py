@@ -253,6 +253,28 @@ def echo(text: str, earlier: Sequence[str]) -> str | None:
     return None
 
 
+def asked_back(text: str, before: Sequence[str]) -> str | None:
+    """A question handed back ("What about you?") as the whole line, or after a line that
+    handed it over: nothing the partner said or asked is answered."""
+    mine = [s for s in _sentences(text) if _is_asked_back(s)]
+    if not mine:
+        return None
+    if len(_sentences(text)) == len(mine):
+        return f"only hands the question back: {mine[0]!r}"
+    if before and any(_is_asked_back(s) for s in _sentences(before[-1])):
+        return f"hands back the question just asked: {mine[0]!r}"
+    return None
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a line, each as the judge reads it (plain, no end mark but "?")."""
+    return [s.strip(" .!") for s in re.split(r"(?<=[.!?])\s+", plain(text)) if s.strip(" .!")]
+
+
+def _is_asked_back(sentence: str) -> bool:
+    return any(re.search(p, sentence) for p in vocabulary().line.asked_back)
+
+
 def _base_words(text: str) -> list[str]:
     """The judge's words of ``text`` ("i'm" is one), each in its dictionary form."""
     return [base_word(word) for word in _WORD.findall(plain(text))]
@@ -317,6 +339,7 @@ def bad_line(
     return (
         assistant_line(text)
         or echo(text, earlier)
+        or asked_back(text, earlier[-1:])
         or third_person(text, partners)
         or own_name(text, speaker)
     )
