@@ -84,6 +84,7 @@ from simulacra.llm.tidy import as_activity
         ("sitting in a chair in the library and reads a 30-", "sitting in a chair in the library"),
         ("taking a 10-minute break", "taking a 10-minute break"),
         ("writing on the effects of gentrification in", "writing on the effects of gentrification"),
+        ("writing their paper on gentrification and low-", "writing their paper on gentrification"),
         ("checking in", "checking in"),
         ("arriving at Hobbs Cafe from", "arriving at Hobbs Cafe"),
         ("then pours milk into her cup", "pouring milk into her cup"),
