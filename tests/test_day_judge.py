@@ -180,8 +180,8 @@ def test_lines_that_read_like_an_assistant_an_echo_or_the_third_person(tmp_path)
     assert counts(result, "Isabella Rodriguez", 13) == {FindingKind.LINE: 2}
 
 
-def test_a_question_handed_back_answers_nothing(tmp_path):
-    """Party run of seed 1 (stop 81), Maria and Klaus at breakfast."""
+def test_a_question_handed_back_or_a_line_begun_mid_sentence(tmp_path):
+    """Party run of seed 1 (stop 81)."""
     day = Day(at(13, "07:00"), at(13, "08:00"))
     day.says(
         at(13, "07:30"),
@@ -191,11 +191,19 @@ def test_a_question_handed_back_answers_nothing(tmp_path):
         ("Klaus Mueller", "I'm glad to hear that! I'm just starting my research paper."),
         ("Maria Lopez", "What about you?"),
     )
+    day.says(
+        at(13, "07:40"),
+        ("Isabella Rodriguez", "Hey Klaus, we're having a party tomorrow at 5pm!"),
+        ("Klaus Mueller", "sociology student at Oak Hill College."),
+    )
     result = judge(read_day_log(day.write(tmp_path / "run")))
     lines = {f.text.split(": ", 1)[1]: f.why for f in result.findings if f.kind is FindingKind.LINE}
     assert lines == {
         "Oh, that's nice! How about you?": "hands back the question just asked: 'how about you?'",
         "What about you?": "only hands the question back: 'what about you?'",
+        "sociology student at Oak Hill College.": (
+            "begins mid-sentence: 'sociology student at Oak Hill College.'"
+        ),
     }
 
 

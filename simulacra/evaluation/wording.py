@@ -253,6 +253,14 @@ def echo(text: str, earlier: Sequence[str]) -> str | None:
     return None
 
 
+def mid_sentence(text: str) -> str | None:
+    """A line that begins in the middle of a sentence: Klaus, invited to the party, said
+    "sociology student at Oak Hill College." (party run of seed 1, stop 81), his identity's
+    words without their subject."""
+    first = text.lstrip()[:1]
+    return f"begins mid-sentence: {text[:40]!r}" if first.isalpha() and first.islower() else None
+
+
 def asked_back(text: str, before: Sequence[str]) -> str | None:
     """A question handed back ("What about you?") as the whole line, or after a line that
     handed it over: nothing the partner said or asked is answered."""
@@ -340,6 +348,7 @@ def bad_line(
         assistant_line(text)
         or echo(text, earlier)
         or asked_back(text, earlier[-1:])
+        or mid_sentence(text)
         or third_person(text, partners)
         or own_name(text, speaker)
     )
