@@ -52,7 +52,7 @@ _LABELS = {
     "the building the activity names",
     FindingKind.COMPANY: "with someone who was in another room",
     FindingKind.OTHER_DAY: "an event of another day",
-    FindingKind.LINE: "a line: assistant, echo, question handed back, mid-sentence, partner named",
+    FindingKind.LINE: "a line: assistant, echo, handed back, mid-sentence, partner spoken of",
     FindingKind.NOT_STATE: "an object state that is not a state",
 }
 # Held past the end of its plan block by less than this, an action is only running late.
