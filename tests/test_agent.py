@@ -326,6 +326,25 @@ def test_an_event_told_at_hours_it_does_not_have_is_asked_again():
     assert not _hours_wrong(said, [])  # an event the speaker does not know
 
 
+def test_an_event_told_on_another_day_is_asked_again():
+    from simulacra.cognition.dialogue import _day_wrong
+
+    known = ["Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on "
+             "February 14th from 5pm to 7pm"]  # fmt: skip
+    monday, tuesday = "Monday February 13, 2023", "Tuesday February 14, 2023"
+    # party run of seed 1, stop 81: the host to Maria on the 13th, to Klaus on the 14th
+    tonight = (
+        "I was just thinking about inviting you to the Valentine's Day party at Hobbs Cafe tonight."
+    )
+    tomorrow = (
+        "Hey Klaus, just wanted to let you know that we're having a Valentine's Day party tomorrow!"
+    )
+    assert _day_wrong(tonight, known, monday) and not _day_wrong(tonight, known, tuesday)
+    assert _day_wrong(tomorrow, known, tuesday) and not _day_wrong(tomorrow, known, monday)
+    assert not _day_wrong("I'm busy tonight. See you at the party at Hobbs Cafe!", known, monday)
+    assert not _day_wrong(tonight, [], monday)  # an event the speaker does not know
+
+
 def test_an_event_told_again_that_day_is_no_echo_but_its_opening_is():
     from simulacra.cognition.dialogue import _apart_from, _said_earlier
 

@@ -89,6 +89,10 @@ PARTNER_SPOKEN_OF = rule(
 WRONG_HOURS = rule(
     "line.wrong_hours", "an event the speaker knows told at hours it does not have (asked again)"
 )
+WRONG_DAY = rule(
+    "line.wrong_day",
+    'an event the speaker knows told on another day, "tonight" for tomorrow\'s (asked again)',
+)
 
 
 def _words_only(line: str) -> str:
@@ -176,6 +180,7 @@ def _next_line(
     # the same words, after he had said he would come (party seed 3y).
     told = agent.settings.conversation.events_to_tell
     known = events_ahead(agent, now)
+    today = gametime.day(now)
     ahead = known[:told]
     events = [] if lines else [e for e in known if not _spoken_of(e, earlier)][:told]
     # A reply may tell an event's facts too: a memo that holds them is not said aloud for it,
@@ -189,7 +194,7 @@ def _next_line(
     # An echo is one unlucky sample, not the end of what there is to say: in a morning run
     # Klaus answered Maria's invitation with her own words, and another seed answers it.
     def worth_saying(answer: Answer) -> bool:
-        fault = _fault(answer.says, lines, agent.name, partner, memos, earlier, known)
+        fault = _fault(answer.says, lines, agent.name, partner, memos, earlier, known, today)
         if fault is not None:
             reject(fault, answer.says)  # why it is not worth saying, logged with the call
         return fault is None and timed(answer)
@@ -211,7 +216,7 @@ def _next_line(
     # party's hour, and every seed of the host's reply went on speaking of "Maria Lopez"
     # (party seed 3x).
     def fresh(answer: Answer) -> bool:
-        return _fault(answer.says, lines, agent.name, partner, memos, earlier, known) is None
+        return _fault(answer.says, lines, agent.name, partner, memos, earlier, known, today) is None
 
     answer = ask_until(
         agent,
@@ -320,11 +325,12 @@ def _fault(
     memos: Sequence[str],
     earlier: Sequence[str] = (),
     events: Sequence[str] = (),
+    today: str = "",
 ) -> Rule | None:
     """Why a line is not worth saying, if it is not: one said before, in this talk or in an
     ``earlier`` one, or a memo, to or of the speaker themselves, opening as the speaker's last
     line did, not to the partner as "you", or telling one of the ``events`` the speaker knows
-    at other hours."""
+    at other hours, or on another day than its own from ``today``."""
     own = [line.text for line in lines if line.speaker == speaker]
     faults = [
         (ECHO, lambda: _said_before(words, [line.text for line in lines])),
@@ -335,6 +341,7 @@ def _fault(
         (SAME_OPENING, lambda: bool(own) and _opens_as(words, own[-1])),
         (PARTNER_SPOKEN_OF, lambda: speaks_of(words, partner)),
         (WRONG_HOURS, lambda: _hours_wrong(words, events)),
+        (WRONG_DAY, lambda: _day_wrong(words, events, today)),
     ]
     return next((rule for rule, found in faults if found()), None)
 
@@ -431,6 +438,25 @@ def _hours_wrong(words: str, events: Sequence[str]) -> bool:
         named = set(gametime.hours_named(sentence))
         if named and any(not named <= h and _names_event(sentence, e) for e, h in timed):
             return True
+    return False
+
+
+# The words that tell a day by where it stands from today.
+_DAYS_AWAY = {"today": 0, "tonight": 0, "this evening": 0, "tomorrow": 1, "yesterday": -1}
+
+
+def _day_wrong(words: str, events: Sequence[str], today: str) -> bool:
+    """A sentence that names one of ``events`` on a day it is not: the host invited Maria to
+    her party of the 14th "tonight" on the 13th, and told Klaus on the 14th "we're having a
+    Valentine's Day party tomorrow!" (party run of seed 1, stop 81)."""
+    for sentence in _sentences(words):
+        said = {d for w, d in _DAYS_AWAY.items() if re.search(rf"\b{w}\b", sentence, re.I)}
+        if not said:
+            continue
+        for event in events:
+            days = gametime.days_from_today(event, today)
+            if days and not said & days and _names_event(sentence, event):
+                return True
     return False
 
 
