@@ -141,8 +141,8 @@ def day(directory: Path, examples: int) -> None:
     prompt's own text, an activity that is not a doing, an action held far past its plan,
     sleeping, eating, washing, a screen's pastime or desk work out of place, company only
     imagined, an event of another day, a line like an assistant's, an echo, a question handed
-    back or the partner in the third person, an object state that is not a state. No model is
-    asked; it measures and changes nothing."""
+    back, begun mid-sentence or speaking of the partner in the third person, an object state
+    that is not a state. No model is asked; it measures and changes nothing."""
     from simulacra.evaluation.day import evaluate_days
     from simulacra.evaluation.records import DAY_SUMMARY, EVAL_DIR
     from simulacra.evaluation.results import day_tables

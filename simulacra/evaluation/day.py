@@ -194,8 +194,8 @@ def judge_line(
     text: str, speaker: str, partners: Sequence[str], earlier: Sequence[str]
 ) -> tuple[FindingKind, str | None]:
     """What reads broken in a line said after ``earlier`` (the pair's lines that day): prompt
-    text, or an assistant's words, an echo, a question handed back, the partner in the third
-    person."""
+    text, or an assistant's words, an echo, a question handed back, a line begun mid-sentence,
+    the partner in the third person."""
     why = wording.prompt_text(text)
     if why:
         return FindingKind.PROMPT, why
