@@ -36,6 +36,18 @@ def agent(tmp_path, scripted, word_embedder):
     )
 
 
+def living(path, lifestyle: dict, scripted, word_embedder) -> GenerativeAgent:
+    """The test's resident with the hours and habits of ``lifestyle``, on the scripted town."""
+    return GenerativeAgent.create(
+        path,
+        Persona(**{**PERSONA.model_dump(), "lifestyle": lifestyle}),
+        at=datetime.combine(DAY, time(5)),
+        settings=Settings(),
+        model=scripted(SCRIPTS),
+        embedder=word_embedder,
+    )
+
+
 def minutes(blocks) -> int:
     return sum(b.minutes for b in blocks)
 
@@ -834,14 +846,7 @@ def test_the_morning_routine_fills_the_hour_before_the_next_item_too():
 def test_a_wake_up_in_the_day_s_last_hour_asks_no_hourly_schedule(
     tmp_path, scripted, word_embedder
 ):
-    owl = GenerativeAgent.create(
-        tmp_path / "owl",
-        Persona(**{**PERSONA.model_dump(), "lifestyle": {"wake": "23:00", "sleep": "23:45"}}),
-        at=datetime.combine(DAY, time(5)),
-        settings=Settings(),
-        model=scripted(SCRIPTS),
-        embedder=word_embedder,
-    )
+    owl = living(tmp_path / "owl", {"wake": "23:00", "sleep": "23:45"}, scripted, word_embedder)
     owl.model.completer.scripts["day_plan"] = lambda request: {
         "wake_up": "23:00",
         "morning": [{"time": "23:00", "activity": "sleeping in"}],
@@ -1103,14 +1108,7 @@ def test_an_item_within_a_habit_s_hours_lasts_an_hour(tmp_path, scripted, word_e
     20:00 until 13:00; Maria's "10:00 watching a movie" her classes. After such an item the
     habit goes on; an item right after it keeps its hour."""
     lifestyle = {"wake": "06:00", "sleep": "23:00", "notes": "works at Hobbs Cafe from 8am to 8pm"}
-    host = GenerativeAgent.create(
-        tmp_path / "host",
-        Persona(**{**PERSONA.model_dump(), "lifestyle": lifestyle}),
-        at=datetime.combine(DAY, time(5)),
-        settings=Settings(),
-        model=scripted(SCRIPTS),
-        embedder=word_embedder,
-    )
+    host = living(tmp_path / "host", lifestyle, scripted, word_embedder)
     host.model.completer.scripts["day_plan"] = lambda request: {
         "wake_up": "06:00",
         "08:00": "working at Hobbs Cafe",
