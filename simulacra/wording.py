@@ -10,6 +10,11 @@ from functools import cache
 from lemminflect import getAllLemmas
 
 
+def sentences(text: str) -> list[str]:
+    """``text`` cut after each ".", "!" or "?" that a space follows."""
+    return re.split(r"(?<=[.!?])\s+", text)
+
+
 def bare_words(text: str) -> list[str]:
     """``text``'s words, lower case, without punctuation ("Valentine's" is two)."""
     return re.sub(r"[^a-z0-9]+", " ", text.lower()).split()

@@ -24,7 +24,14 @@ from simulacra.llm.repairs import Rule, reject, repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
 from simulacra.memory import Kind, NewMemory
-from simulacra.wording import bare_text, bare_words, base_words, longest_run, mostly_in
+from simulacra.wording import (
+    bare_text,
+    bare_words,
+    base_words,
+    longest_run,
+    mostly_in,
+    sentences,
+)
 
 RESPOND = template_beside(__file__, "respond")
 AFTER_CHAT = template_beside(__file__, "after_chat")
@@ -377,10 +384,6 @@ _ECHO_WORDS = 5
 _ECHO_SHARE = 0.8
 
 
-def _sentences(words: str) -> list[str]:
-    return re.split(r"(?<=[.!?])\s+", words)
-
-
 def _said_before(words: str, texts: Sequence[str]) -> bool:
     """The same line again, all but a name ("Hello Klaus! ..." to "Hello Maria! ..."), a
     long piece of one, or a sentence made of one's words: in morning runs Klaus answered
@@ -391,13 +394,12 @@ def _said_before(words: str, texts: Sequence[str]) -> bool:
     # Words compared in their dictionary forms: Klaus's "showering, got dressed, and have
     # breakfast at home" was Maria's "showered, got dressed, and had breakfast at home"
     # (bench_town, stop 77).
-    sentences = [base_words(s) for s in _sentences(words)]
-    sentences = [s for s in sentences if len(s) >= _ECHO_WORDS]
+    long_ones = [w for s in sentences(words) if len(w := base_words(s)) >= _ECHO_WORDS]
     mine = base_words(words)
     for text in texts:
         before = bare_text(text)
         their_words = base_words(text)
-        if any(mostly_in(sentence, their_words, _ECHO_SHARE) for sentence in sentences):
+        if any(mostly_in(sentence, their_words, _ECHO_SHARE) for sentence in long_ones):
             return True
         # An earlier line inside this one: Maria's "I'm glad you're looking forward to it
         # too!" after Klaus's "I'm looking forward to that too!" (party seed 3y, 07:31).
@@ -434,7 +436,7 @@ def _hours_wrong(words: str, events: Sequence[str]) -> bool:
     the party was from 5pm to 7pm, asked Maria to it "5pm to 8pm" (party seed 3y, Monday
     13:25). "5-7 PM" names 19:00 alone, which the party has."""
     timed = [(event, set(hours)) for event in events if (hours := gametime.hours_named(event))]
-    for sentence in _sentences(words):
+    for sentence in sentences(words):
         named = set(gametime.hours_named(sentence))
         if named and any(not named <= h and _names_event(sentence, e) for e, h in timed):
             return True
@@ -449,7 +451,7 @@ def _day_wrong(words: str, events: Sequence[str], today: str) -> bool:
     """A sentence that names one of ``events`` on a day it is not: the host invited Maria to
     her party of the 14th "tonight" on the 13th, and told Klaus on the 14th "we're having a
     Valentine's Day party tomorrow!" (party run of seed 1, stop 81)."""
-    for sentence in _sentences(words):
+    for sentence in sentences(words):
         said = {d for w, d in _DAYS_AWAY.items() if re.search(rf"\b{w}\b", sentence, re.I)}
         if not said:
             continue
@@ -507,7 +509,7 @@ def _memo_said(words: str, memos: Sequence[str], speaker: str) -> bool:
     if _said_before(words, memos):
         return True
     thoughts = [_as_thought(memo, speaker) for memo in memos]
-    for sentence in _sentences(words):
+    for sentence in sentences(words):
         mine = _as_thought(sentence, speaker)
         if len(mine) >= _MEMO_WORDS and any(mostly_in(mine, t, _ECHO_SHARE) for t in thoughts):
             return True

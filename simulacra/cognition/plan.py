@@ -100,15 +100,12 @@ def day_plan_for(**variables: Any) -> type[Answer]:
     # host's preparations for her party are in her shift (see _habit_goes_on).
     hours = [t for t in times if t.endswith(":00")] or times
     free = [t for t in hours if t[:2] not in {h[:2] for h in at_habits}] or hours
-    day_parts = [
-        {"name": "morning", "times": [t for t in free if t < midday] or free[:1], "most": 2},
-        {
-            "name": "afternoon",
-            "times": [t for t in free if midday <= t < evening] or free[-1:],
-            "most": 2,
-        },
-        {"name": "evening", "times": [t for t in free if t >= evening] or free[-1:], "most": 3},
-    ]
+    parts = (
+        ("morning", [t for t in free if t < midday] or free[:1], 2),
+        ("afternoon", [t for t in free if midday <= t < evening] or free[-1:], 2),
+        ("evening", [t for t in free if t >= evening] or free[-1:], 3),
+    )
+    day_parts = [{"name": name, "times": offered, "most": most} for name, offered, most in parts]
     return DAY_PLAN.answer_model(
         {**variables, "wake_options": wake_options, "day_parts": day_parts}, base=_DayPlanned
     )

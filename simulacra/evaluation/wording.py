@@ -19,7 +19,7 @@ from lemminflect import getAllLemmas, getInflection
 from simulacra.evaluation.checks import plain
 from simulacra.evaluation.vocabulary import vocabulary
 from simulacra.llm.tidy import is_adverb, is_participle, verb_lemmas
-from simulacra.wording import base_word
+from simulacra.wording import base_word, sentences
 from simulacra.world.names import where_said
 from simulacra.world.tree import split_address
 
@@ -264,10 +264,11 @@ def mid_sentence(text: str) -> str | None:
 def asked_back(text: str, before: Sequence[str]) -> str | None:
     """A question handed back ("What about you?") as the whole line, or after a line that
     handed it over: nothing the partner said or asked is answered."""
-    mine = [s for s in _sentences(text) if _is_asked_back(s)]
+    said = _sentences(text)
+    mine = [s for s in said if _is_asked_back(s)]
     if not mine:
         return None
-    if len(_sentences(text)) == len(mine):
+    if len(said) == len(mine):
         return f"only hands the question back: {mine[0]!r}"
     if before and any(_is_asked_back(s) for s in _sentences(before[-1])):
         return f"hands back the question just asked: {mine[0]!r}"
@@ -276,7 +277,7 @@ def asked_back(text: str, before: Sequence[str]) -> str | None:
 
 def _sentences(text: str) -> list[str]:
     """The sentences of a line, each as the judge reads it (plain, no end mark but "?")."""
-    return [s.strip(" .!") for s in re.split(r"(?<=[.!?])\s+", plain(text)) if s.strip(" .!")]
+    return [s.strip(" .!") for s in sentences(plain(text)) if s.strip(" .!")]
 
 
 def _is_asked_back(sentence: str) -> bool:
