@@ -345,6 +345,19 @@ def test_an_event_told_on_another_day_is_asked_again():
     assert not _day_wrong(tonight, [], monday)  # an event the speaker does not know
 
 
+def test_a_time_cut_short_is_asked_again():
+    from simulacra.cognition.dialogue import CUT_TIME, _fault
+
+    def fault(words: str):
+        return _fault(words, [], "Klaus Mueller", "Maria Lopez", [])
+
+    # README run, stop 81
+    assert fault("I look forward to it too! Let's plan the meeting at 2:0 PM.") == CUT_TIME
+    assert fault("See you at 14:75.") == CUT_TIME
+    for fine in ("Let's meet at 2:00 PM.", "See you at 14:05!", "From 5pm to 7pm, 3:1 odds."):
+        assert fault(fine) is None, fine
+
+
 def test_an_event_told_again_that_day_is_no_echo_but_its_opening_is():
     from simulacra.cognition.dialogue import _apart_from, _said_earlier
 
