@@ -1004,6 +1004,33 @@ def test_a_step_after_an_event_still_to_come_is_asked_again_then_left_out(agent)
         assert "cleaning up after the party" in [s.activity for s in block.steps]
 
 
+def test_a_step_taking_part_in_a_later_day_s_event_is_asked_again_then_left_out(agent):
+    """The host's block of getting the cafe ready on the 13th had "starting the Valentine's Day
+    party" at 10:45 (party seed 2w). Going to it on its own day, before it, is a step of that
+    day's."""
+    backend = agent.model.completer
+    agent.currently = (
+        "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm"
+        " to 7pm."
+    )
+    steps = [
+        {"activity": "preparing decorations", "minutes": 15},
+        {"activity": "starting the Valentine's Day party", "minutes": 15},
+        {"activity": "going to the party", "minutes": 15},
+    ]
+    backend.scripts["decompose"] = lambda request: {"involves": "setting up", "steps": steps}
+    ten = datetime.combine(DAY, time(10))
+    block = planning.Block("setting up the cafe", ten, 120)
+    planning.decompose(agent, block, ten, 60, [])
+    assert len(backend.calls("decompose")) == 2  # asked again with another seed
+    assert [s.activity for s in block.steps] == ["preparing decorations"]
+    four = datetime.combine(DAY + timedelta(days=1), time(16))
+    block = planning.Block("setting up the cafe", four, 60)
+    planning.decompose(agent, block, four, 60, [])
+    assert len(backend.calls("decompose")) == 3
+    assert "going to the party" in [s.activity for s in block.steps]
+
+
 def _activity_bounds(template: str) -> set[int]:
     """The length bounds of a template's activity phrases, as its [answer] gives them."""
     from simulacra.llm.templates import find_template
