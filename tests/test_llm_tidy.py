@@ -147,6 +147,14 @@ def test_a_list_that_ran_into_its_bound_loses_its_cut_item():
     cut = "setting up tables and chairs, preparing food, and ensuring"
     assert as_activity(cut, bound=60) == "setting up tables and chairs, preparing food"
     assert as_activity(cut, bound=100) == cut  # far from its bound: the model ended it
+    # a word cut at the bound (party seed 2w): 90 characters, the rest after the first word 80
+    placing = "preparing the cafe for the Valentine's Day party by setting tables and chairs and"
+    assert as_activity(f"{placing} placingv", bound=90) == placing.removesuffix(" and")
+    assert as_activity(f"{placing} placingv", bound=100) == f"{placing} placingv"
+    whole = (
+        "checking the cafe's inventory and making sure everything is fresh and ready for the party"
+    )
+    assert as_activity(whole, bound=len(whole)) == whole  # a word the bound happened to end
     assert as_activity("serving drinks and food to customers", bound=40) == (
         "serving drinks and food to customers"
     )  # no list to cut an item from

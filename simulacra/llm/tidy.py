@@ -88,6 +88,16 @@ def _finished(text: str, bound: int | None) -> str:
     return text.rsplit(", ", 1)[0]
 
 
+def _whole_words(text: str, bound: int | None) -> str:
+    """A phrase that filled its bound loses its last word where the dictionary does not know
+    it: the bound cut it ("... setting tables and chairs and placingv", the host's step on the
+    13th, party seed 2w). A known word there is kept, whole or not ("low" of "low-income")."""
+    if bound is None or len(text) < bound or " " not in text:
+        return text
+    head, last = text.rsplit(" ", 1)
+    return head if not getAllLemmas(last.lower().strip("'-")) else text
+
+
 def _one_language(text: str) -> str:
     """The phrase up to where the model switched language, less the item it switched in."""
     switch = _FOREIGN.search(text)
@@ -102,6 +112,7 @@ def _one_language(text: str) -> str:
 
 OTHER_LANGUAGE = rule("phrase.other_language", "the phrase from where it switches language")
 CUT_LIST_ITEM = rule("phrase.cut_list_item", "the last item of a list cut at the bound")
+CUT_WORD = rule("phrase.cut_word", 'a last word the bound cut, one no dictionary knows: "placingv"')
 CUT_END = rule(
     "phrase.cut_end", 'a dangling end: "and", "in a", a bare "in", ", h", a comma, "low-"'
 )
@@ -135,6 +146,7 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
     text = " ".join(phrase.split()).rstrip(".!")
     text = repair(OTHER_LANGUAGE, text, _one_language)
     text = repair(CUT_LIST_ITEM, text, lambda t: _finished(t, bound))
+    text = repair(CUT_WORD, text, lambda t: _whole_words(t, bound))
     span = _SPAN.search(text)
     if span and span.start() and re.search(r"\d[:.]|[ap]\.?m", span.group()):  # a clock
         text = repair(CLOCK_SPAN, text, lambda t: t[: span.start()])
