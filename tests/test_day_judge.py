@@ -293,6 +293,7 @@ def test_what_is_a_state(state, broken):
         ("having lunch", "Hobbs Cafe: cafe: cafe tables", False),
         ("taking a shower", "Isabella Rodriguez's apartment: bathroom: shower", False),
         ("brushing her teeth", "Isabella Rodriguez's apartment: main room: bed", True),
+        ("relaxing by taking a warm bath", "Oak Hill College: student lounge: sofas", True),  # 2w
         ("washing dishes", "Hobbs Cafe: kitchen: kitchen sink", False),
         ("gardening", "Johnson Park: community garden: garden shed", False),  # no kind: any place
         ("playing various online games", "Oak Hill College: classroom: blackboard", True),
