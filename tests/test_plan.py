@@ -404,6 +404,28 @@ def test_an_item_within_an_event_s_hours_is_left_out(agent):
     assert "19:00 tidying up" in on_the_day.outline
 
 
+def test_an_event_written_again_at_another_hour_keeps_its_own(tmp_path, scripted, word_embedder):
+    """Party run of seed 2w (stop 82): the host's "16:00 throwing a Valentine's Day party at
+    Hobbs Cafe", her event item's words an hour early, took the 17:00 item as its repeat; her
+    shift came back at 17:00 and the party was an hour, before its time."""
+    lifestyle = {"wake": "06:00", "sleep": "23:00", "notes": "works at Hobbs Cafe from 8am to 8pm"}
+    host = living(tmp_path / "host", lifestyle, scripted, word_embedder)
+    host.currently = "Isabella is baking. Her party is on February 14th from 5pm to 7pm."
+    script = host.model.completer.scripts["day_plan"]
+    party = "at the party at Hobbs Cafe"  # the scripted event_item's words
+
+    def early(request):
+        answer = script(request)
+        answer["afternoon"] = [{"time": "16:00", "activity": party}]
+        return answer
+
+    host.model.completer.scripts["day_plan"] = early
+    plan = planning.plan_day(host, DAY + timedelta(days=1))
+    assert f"17:00 {party}" in plan.outline
+    assert not [i for i in plan.outline if i.startswith("16:00")]
+    assert not [i for i in plan.outline if "17:00" < i[:5] < "19:00"]
+
+
 def test_a_talk_s_planning_note_brings_its_event_to_that_day_s_plan(agent):
     """Party run of seed 2: Klaus's note "Hobbs Cafe's Valentine's Day party on February 14th
     from 5pm to 7pm" never reached his plan for the 14th."""

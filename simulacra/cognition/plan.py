@@ -567,6 +567,9 @@ OTHER_DAY = rule(
 )
 MEAL_OFF_HOUR = rule("plan.meal_off_hour", "a meal planned at another meal's hour")
 EVENT_HOUR = rule("plan.event_hour", "another item within the hours of one of today's events")
+EVENT_AGAIN = rule(
+    "plan.event_again", "one of today's events written again at another hour (it keeps its own)"
+)
 MEAL_AGAIN = rule("plan.meal_again", "a meal the morning routine has already (breakfast again)")
 REPEATED_ITEM = rule("plan.repeated_item", "an item that repeats the one before it")
 HABIT_GOES_ON = rule(
@@ -683,8 +686,9 @@ def _outline(
     activity" lines in time order, less any item before the wake-up, any for another date or
     that is one of the ``later`` days' events at its hour, any meal planned at another meal's
     hour or that the morning routine has already, any other item within the hours of one of
-    today's events and any item that repeats the one before it (in each case the item before
-    it goes on); an item within one of the ``habit_spans`` lasts an hour (_habit_goes_on)."""
+    today's events or that is one of them at another hour, and any item that repeats the one
+    before it (in each case the item before it goes on); an item within one of the
+    ``habit_spans`` lasts an hour (_habit_goes_on)."""
     dropped = {}
     everything = [*(item for item, _ in events), *plan.plan]
     routine_meals = gametime.meals_named(MORNING_ROUTINE, meal_hours)
@@ -705,6 +709,11 @@ def _outline(
             # next thing in the middle of it: with "18:00 decorating the cafe" after her
             # party's "17:00", the host's party would last an hour of its two.
             dropped[n] = EVENT_HOUR
+        elif n >= len(events) and any(i.activity.lower() == e.activity.lower() for e, _ in events):
+            # One of today's events in its own words at another hour: the host's "16:00
+            # throwing a Valentine's Day party at Hobbs Cafe" took her 17:00 one as its repeat,
+            # and her shift came back at 17:00 (plan.habit_goes_on; party seed 2w, stop 82).
+            dropped[n] = EVENT_AGAIN
         elif (
             gametime.days_from_today(i.activity, today) - {0}
             or _is_one_of(i, later)
