@@ -92,6 +92,8 @@ def test_an_activity_lead_is_written_by_the_grammar_and_left_out_of_the_answer(n
     assert re.fullmatch(node["pattern"], f"{lead}writing his 6,000-word paper")  # not a list
     assert not re.fullmatch(node["pattern"], f"{lead}in the bathroom,20 minutes")  # a step's
     assert not re.fullmatch(node["pattern"], f"{lead}is **taking a shower**")  # no markdown
+    outline = f"{lead}waking up at 07:00; 07:00 showering"  # one doing, not a plan's items
+    assert not re.fullmatch(node["pattern"], outline)
     # The words after the first are bounded alone: "getting" leaves them as many as "at".
     assert re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 80}")  # the bound, at most
     assert not re.fullmatch(node["pattern"], f"{lead}{'a' * 16} {'b' * 81}")

@@ -142,9 +142,11 @@ def _after_lead(phrase: str, rest: int) -> str:
 # the bound: a phrase may have three times the units' length. No markdown's "*": a step began
 # "*" once its first word, a doubled "is", was tidied away (CI, stop 48). No brackets: they
 # are the prompts' notes, and the host's plan for the 14th copied one, "19:00 still planning
-# for the party at Hobbs Cafe on February 14th (today)" (party seed 3, stop 69).
+# for the party at Hobbs Cafe on February 14th (today)" (party seed 3, stop 69). No semicolon:
+# after one, Klaus's reaction went on with his plan's outline, "waking up at 07:00; 07:00
+# showering and getting dressed; 08:00 reading in the library;" (party seed 2w, stop 82).
 _FIRST_WORD = 16
-_ACTIVITY_UNIT = f"([^,*(){_NOT_A_DOING}]|[0-9],[0-9])"  # llama.cpp's converter has no "(?:"
+_ACTIVITY_UNIT = f"([^,;*(){_NOT_A_DOING}]|[0-9],[0-9])"  # llama.cpp's converter has no "(?:"
 
 
 def _rest_length(max_length: int) -> int:
