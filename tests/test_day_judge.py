@@ -441,6 +441,9 @@ def test_prompt_and_schema_text():
     assert wording.prompt_text('{"activity": "reading"}') is not None
     assert wording.prompt_text("what they do in this step") is not None
     assert wording.prompt_text("Here's the plan: we meet at 5") is None
+    outline = "waking up at 07:00; 07:00 showering and getting dressed; 08:00 reading"  # 2w
+    assert wording.prompt_text(outline) is not None
+    assert wording.prompt_text("meeting at 17:00; bringing cake") is None
     # the preamble's instruction, in the resident's person (bench_town, stop 49)
     assert wording.prompt_text("staying true to who she is and to what she remembers")
     assert wording.prompt_text("staying true to her friends") is None
