@@ -995,20 +995,24 @@ def test_a_step_that_is_an_event_of_another_hour_is_asked_again_then_left_out(ag
     assert agent.model.log.totals.repairs >= 1  # plan.made_ready, with the call
 
 
-def test_a_step_after_an_event_still_to_come_is_asked_again_then_left_out(agent):
-    """The host's block of serving at 09:00 ended in "cleaning up after the party", her 17:00
-    one (party seeds 2s, 2u and 3m). After the party, or inside its own block, it stays."""
-    backend = agent.model.completer
+def _party_host(agent, *steps: str):
+    """The test's agent as the host of the party of the 14th, whose blocks are cut into
+    ``steps``; the scripted model."""
     agent.currently = (
         "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm"
         " to 7pm."
     )
-    steps = [
-        {"activity": "serving food and drinks", "minutes": 15},
-        {"activity": "wiping the tables", "minutes": 15},
-        {"activity": "cleaning up after the party", "minutes": 15},
-    ]
-    backend.scripts["decompose"] = lambda request: {"involves": "serving", "steps": steps}
+    cut = [{"activity": step, "minutes": 15} for step in steps]
+    agent.model.completer.scripts["decompose"] = lambda request: {"involves": "it", "steps": cut}
+    return agent.model.completer
+
+
+def test_a_step_after_an_event_still_to_come_is_asked_again_then_left_out(agent):
+    """The host's block of serving at 09:00 ended in "cleaning up after the party", her 17:00
+    one (party seeds 2s, 2u and 3m). After the party, or inside its own block, it stays."""
+    backend = _party_host(
+        agent, "serving food and drinks", "wiping the tables", "cleaning up after the party"
+    )
     for day in (DAY, DAY + timedelta(days=1)):  # the day before it, and its morning
         nine = datetime.combine(day, time(9))
         block = planning.Block("serving food and drinks", nine, 120)
@@ -1030,17 +1034,9 @@ def test_a_step_taking_part_in_a_later_day_s_event_is_asked_again_then_left_out(
     """The host's block of getting the cafe ready on the 13th had "starting the Valentine's Day
     party" at 10:45 (party seed 2w). Going to it on its own day, before it, is a step of that
     day's."""
-    backend = agent.model.completer
-    agent.currently = (
-        "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm"
-        " to 7pm."
+    backend = _party_host(
+        agent, "preparing decorations", "starting the Valentine's Day party", "going to the party"
     )
-    steps = [
-        {"activity": "preparing decorations", "minutes": 15},
-        {"activity": "starting the Valentine's Day party", "minutes": 15},
-        {"activity": "going to the party", "minutes": 15},
-    ]
-    backend.scripts["decompose"] = lambda request: {"involves": "setting up", "steps": steps}
     ten = datetime.combine(DAY, time(10))
     block = planning.Block("setting up the cafe", ten, 120)
     planning.decompose(agent, block, ten, 60, [])
