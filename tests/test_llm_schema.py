@@ -10,6 +10,7 @@ from simulacra.llm.schema import (
     activity_phrase,
     choice_model,
     json_schema,
+    line,
     max_answer_tokens,
     one_of,
     shape_sentence,
@@ -124,6 +125,21 @@ def test_a_text_lead_is_written_by_the_grammar_and_left_out_of_the_answer():
     assert '"You (A.) <what>"' in shape_sentence(schema)
     assert "at most 20 characters" in shape_sentence(schema)
     assert reply.model_validate({"heard": "You (A.) asked me out"}).heard == "asked me out"
+
+
+def test_a_line_starts_as_a_sentence_does():
+    """Party seed 3c: Klaus said the tail of a planning note, "should remember when planning
+    their days...", and Maria "excited and grateful"."""
+    from llama_cpp import LlamaGrammar
+
+    spoken = create_model("Spoken", __base__=Answer, says=(line(30, "words"), ...))
+    schema = json_schema(spoken)
+    pattern = schema["properties"]["says"]["pattern"]
+    for said in ("Hi!", "5pm works.", "I'm in.", "¡Hola, Klaus!"):
+        assert re.fullmatch(pattern, said)
+    for said in ("should remember when planning", "excited and grateful", " Hi", "H" * 31):
+        assert not re.fullmatch(pattern, said)
+    LlamaGrammar.from_string(grammar_text(schema), verbose=False)
 
 
 def test_an_activity_without_a_lead_ends_in_its_own_words_and_escapes_nothing():

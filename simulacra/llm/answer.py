@@ -11,7 +11,7 @@ agent knows), which a field names by an expression over the template's variables
 
     [[answer.field]]
     name = "kind_of_place"
-    kind = "text"                     # text, prose, activity, enum, bool or list
+    kind = "text"                     # text, prose, line, activity, enum, bool or list
     max_length = 60
     description = "the kind of place for {{ activity[:60] }}"   # Jinja over the variables
 
@@ -53,10 +53,10 @@ from pydantic import AfterValidator, Field, create_model, model_validator
 
 from simulacra.errors import UserError
 from simulacra.llm.repairs import repair, rule
-from simulacra.llm.schema import RISING, Answer, activity_phrase, one_of, prose, text
+from simulacra.llm.schema import RISING, Answer, activity_phrase, line, one_of, prose, text
 
-KINDS = ("text", "prose", "activity", "enum", "bool", "list")
-_BOUNDED = ("text", "prose", "activity")
+KINDS = ("text", "prose", "line", "activity", "enum", "bool", "list")
+_BOUNDED = ("text", "prose", "line", "activity")
 _KEYS = {
     "name", "kind", "description", "max_length", "min_length", "options", "values", "named",
     "item", "min_items", "max_items", "when", "each", "alias", "lead", "given", "fixed",
@@ -431,6 +431,8 @@ def _type(f: _Field) -> Any:
         return text(f.max_length, f.description, min_length=f.min_length or 1, lead=f.lead)
     if f.kind == "prose":
         return prose(f.max_length, f.description, min_length=f.min_length or 8)
+    if f.kind == "line":
+        return line(f.max_length, f.description, min_length=f.min_length or 1)
     if f.kind == "activity":
         return activity_phrase(f.max_length, f.description, lead=f.lead)
     if f.kind == "bool":

@@ -55,6 +55,11 @@ def text(
 # follows the pattern, not maxLength).
 _TEXT_CHAR = r'[^"\\\x00-\x1f\x7f]'  # a character a JSON string holds unescaped, on one line
 _PROSE = r'^[^< "\\\x00-\x1f\x7f]' + _TEXT_CHAR + "{%d,%d}$"
+# Words said aloud start as a sentence does, never with a small letter: so begun, a line was
+# the tail of something the speaker had read, Klaus's "should remember when planning their
+# days, especially for the upcoming Valentine's Day party" (one of his planning notes), or
+# Maria's "excited and grateful" (party seed 3c).
+_LINE = r'^[^a-z< "\\\x00-\x1f\x7f]' + _TEXT_CHAR + "{%d,%d}$"
 # What no doing holds, beside what a JSON string escapes: angle brackets and braces. The hourly
 # schedule's shape shows each hour as "<activity>", and the 1.5B wrote that for Maria's 22:00
 # (bench_town, stop 80).
@@ -64,12 +69,21 @@ _PHRASE_CHAR = f"[^{_NOT_A_DOING}]"
 
 def prose(max_length: int, description: str | None, min_length: int = 8) -> Any:
     """A bounded text that starts like a sentence (the feed's answers)."""
+    return _starting(_PROSE, max_length, description, min_length)
+
+
+def line(max_length: int, description: str | None, min_length: int = 1) -> Any:
+    """A bounded line said aloud: it starts with a capital, a digit or a mark."""
+    return _starting(_LINE, max_length, description, min_length)
+
+
+def _starting(pattern: str, max_length: int, description: str | None, min_length: int) -> Any:
     return Annotated[
         str,
         Field(
             min_length=min_length,
             max_length=max_length,
-            pattern=_PROSE % (min_length - 1, max_length - 1),
+            pattern=pattern % (max(0, min_length - 1), max_length - 1),
             description=description,
         ),
     ]

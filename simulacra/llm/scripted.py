@@ -75,8 +75,9 @@ def simplest(node: dict, root: dict) -> Any:
     if kind == "array":
         return [simplest(node["items"], root) for _ in range(node.get("minItems", 0))]
     if kind == "string":
-        if "pattern" in node:  # the activity phrases of simulacra.llm.schema
-            return next(t for t in ("doing something", "x" * 4) if re.match(node["pattern"], t))
+        if "pattern" in node:  # the activity phrases and prose of simulacra.llm.schema
+            tries = ("doing something", "Something.", "x" * 4)
+            return next(t for t in tries if re.match(node["pattern"], t))
         return "x" * max(1, node.get("minLength", 1))
     if kind in ("integer", "number"):
         return node.get("minimum", 0)
