@@ -284,6 +284,20 @@ def test_a_line_of_the_pair_s_earlier_talk_today_is_asked_again(build, tmp_path)
     assert retry.avoid[: len(earlier)] == tuple(earlier)
 
 
+def test_a_line_said_back_with_the_names_swapped_is_an_echo():
+    """README run, stop 82: Maria's "I'm so nervous, Klaus Mueller." answered by Klaus's
+    "I'm so nervous, Maria Lopez." A greeting given back is a greeting."""
+    from simulacra.cognition.dialogue import ECHO, Line, _fault
+
+    def fault(words, said):
+        return _fault(words, [Line("Maria Lopez", said)], "Klaus Mueller", "Maria Lopez", [])
+
+    assert fault("I'm so nervous, Maria Lopez.", "I'm so nervous, Klaus Mueller.") is ECHO
+    assert fault("Hello Maria! How are you?", "Hello Klaus, how are you?") is ECHO
+    assert fault("Hi Maria!", "Hi Klaus!") is None
+    assert fault("I'm so nervous too, Maria.", "I'm so nervous, Klaus Mueller.") is None
+
+
 def test_a_line_said_in_an_earlier_talk_is_told_apart_from_a_short_one():
     from simulacra.cognition.dialogue import _said_earlier
 
@@ -343,6 +357,22 @@ def test_an_event_told_on_another_day_is_asked_again():
     assert _day_wrong(tomorrow, known, tuesday) and not _day_wrong(tomorrow, known, monday)
     assert not _day_wrong("I'm busy tonight. See you at the party at Hobbs Cafe!", known, monday)
     assert not _day_wrong(tonight, [], monday)  # an event the speaker does not know
+
+
+def test_a_question_handed_back_is_asked_again():
+    """Party seed 1s: to Klaus's "I'm doing well, thanks. What about you?" Maria said "Oh,
+    that's nice! How about you?", and later, to his news of his paper, "What about you?"."""
+    from simulacra.cognition.dialogue import ASKED_BACK, Line, _fault
+
+    def fault(words: str, last: str):
+        return _fault(words, [Line("Maria Lopez", last)], "Klaus Mueller", "Maria Lopez", [])
+
+    handed = "I'm doing well, thanks. What about you?"
+    assert fault("Oh, that's nice! How about you?", handed) == ASKED_BACK
+    assert fault("What about you, Maria?", "I'm writing my paper on gentrification.") == ASKED_BACK
+    assert fault("I'm well too, Maria. I'm writing my paper.", handed) is None
+    assert fault("I'm well. What about you?", "Hi Klaus! How are you?") is None
+    assert fault("Great! How about you join us at five?", handed) is None
 
 
 def test_a_time_cut_short_is_asked_again():

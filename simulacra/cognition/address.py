@@ -57,3 +57,11 @@ def names_self(words: str, speaker: str) -> bool:
         not _INTRODUCTION.search(words[: name.start()]) and not _HERE.match(words[name.end() :])
         for name in _mentions(words, speaker)
     )
+
+
+def unnamed(words: str, *people: str) -> str:
+    """``words`` without the names of ``people``, whole or first names alone."""
+    for person in people:
+        for name in reversed(_mentions(words, person)):
+            words = words[: name.start()] + words[name.end() :]
+    return words

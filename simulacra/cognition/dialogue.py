@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationInfo, field_validator
 
 from simulacra import gametime
-from simulacra.cognition.address import names_self, speaks_of
+from simulacra.cognition.address import names_self, speaks_of, unnamed
 from simulacra.cognition.plan import events_ahead
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
@@ -101,6 +101,10 @@ WRONG_DAY = rule(
     'an event the speaker knows told on another day, "tonight" for tomorrow\'s (asked again)',
 )
 CUT_TIME = rule("line.cut_time", 'a time with a digit missing, "2:0 PM" (asked again)')
+ASKED_BACK = rule(
+    "line.asked_back",
+    '"What about you?" as the whole line, or after the partner\'s own (asked again)',
+)
 
 
 def _words_only(line: str) -> str:
@@ -342,6 +346,7 @@ def _fault(
     own = [line.text for line in lines if line.speaker == speaker]
     faults = [
         (ECHO, lambda: _said_before(words, [line.text for line in lines])),
+        (ECHO, lambda: _named_back(words, [line.text for line in lines], speaker, partner)),
         (ECHO, lambda: _said_earlier(words, earlier)),
         (MEMO_SAID, lambda: _memo_said(words, memos, speaker)),
         (OWN_NAME, lambda: names_self(words, speaker)),
@@ -351,6 +356,7 @@ def _fault(
         (WRONG_HOURS, lambda: _hours_wrong(words, events)),
         (WRONG_DAY, lambda: _day_wrong(words, events, today)),
         (CUT_TIME, lambda: _CUT_TIME.search(words) is not None),
+        (ASKED_BACK, lambda: _asked_back(words, lines[-1].text if lines else "")),
     ]
     return next((rule for rule, found in faults if found()), None)
 
@@ -451,6 +457,28 @@ def _hours_wrong(words: str, events: Sequence[str]) -> bool:
 _CUT_TIME = re.compile(r"\b\d{1,2}:(?:\d(?=\s*[ap]\.?m\b)|[6-9]\d)", re.I)
 
 
+# A question handed back, a whole sentence: Klaus asked Maria "What about you?" after his
+# news, and she answered "Oh, that's nice! How about you?", then, to his paper, "What about
+# you?" (party seed 1s): nothing asked was answered.
+# A name may follow ("What about you, Klaus?"); other words make it a question of its own
+# ("How about you join us?").
+_HANDED_BACK = re.compile(
+    r"^(?:[Aa]nd|[Hh]ow|[Ww]hat) about you(?:,? [A-Z][a-z]+(?: [A-Z][a-z]+)?)?\s*[?.!]*$"
+    r"|^[Aa]nd you\s*[?.!]*$"
+)
+
+
+def _asked_back(words: str, last: str) -> bool:
+    """A line of nothing but a question handed back, or one that hands back the question the
+    partner's last line handed over."""
+
+    def handed_back(text: str) -> list[bool]:
+        return [_HANDED_BACK.match(s.strip()) is not None for s in sentences(text)]
+
+    mine = handed_back(words)
+    return any(mine) and (all(mine) or any(handed_back(last)))
+
+
 # The words that tell a day by where it stands from today.
 _DAYS_AWAY = {"today": 0, "tonight": 0, "this evening": 0, "tomorrow": 1, "yesterday": -1}
 
@@ -468,6 +496,20 @@ def _day_wrong(words: str, events: Sequence[str], today: str) -> bool:
             if days and not said & days and _names_event(sentence, event):
                 return True
     return False
+
+
+# A line of this many words besides the two's names, which the partner said with the other
+# name, is said back: "I'm so nervous, Maria Lopez." after "I'm so nervous, Klaus Mueller."
+# (README run, stop 82). Shorter ones are greetings given back ("Hi Klaus!" to "Hi Maria!").
+_NAMED_BACK_WORDS = 3
+
+
+def _named_back(words: str, texts: Sequence[str], speaker: str, partner: str) -> bool:
+    """One of ``texts`` said back with the names swapped."""
+    mine = bare_words(unnamed(words, speaker, partner))
+    return len(mine) >= _NAMED_BACK_WORDS and any(
+        mine == bare_words(unnamed(text, speaker, partner)) for text in texts
+    )
 
 
 def _said_earlier(words: str, earlier: Sequence[str]) -> bool:
