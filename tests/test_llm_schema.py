@@ -137,7 +137,14 @@ def test_a_line_starts_as_a_sentence_does():
     pattern = schema["properties"]["says"]["pattern"]
     for said in ("Hi!", "5pm works.", "I'm in.", "¡Hola, Klaus!"):
         assert re.fullmatch(pattern, said)
-    for said in ("should remember when planning", "excited and grateful", " Hi", "H" * 31):
+    no = (
+        "should remember when planning",
+        "excited and grateful",
+        " Hi",
+        "H" * 31,
+        "On Feb 14 (tomorrow)",
+    )
+    for said in no:
         assert not re.fullmatch(pattern, said)
     LlamaGrammar.from_string(grammar_text(schema), verbose=False)
 

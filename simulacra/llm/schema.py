@@ -58,8 +58,9 @@ _PROSE = r'^[^< "\\\x00-\x1f\x7f]' + _TEXT_CHAR + "{%d,%d}$"
 # Words said aloud start as a sentence does, never with a small letter: so begun, a line was
 # the tail of something the speaker had read, Klaus's "should remember when planning their
 # days, especially for the upcoming Valentine's Day party" (one of his planning notes), or
-# Maria's "excited and grateful" (party seed 3c).
-_LINE = r'^[^a-z< "\\\x00-\x1f\x7f]' + _TEXT_CHAR + "{%d,%d}$"
+# Maria's "excited and grateful" (party seed 3c). No brackets: they are the prompts' notes,
+# and the host said her memory's "on February 14th (tomorrow) from 5pm to 7pm" (party seed 1t).
+_LINE = r'^[^a-z<( "\\\x00-\x1f\x7f][^"()\\\x00-\x1f\x7f]{%d,%d}$'
 # What no doing holds, beside what a JSON string escapes: angle brackets and braces. The hourly
 # schedule's shape shows each hour as "<activity>", and the 1.5B wrote that for Maria's 22:00
 # (bench_town, stop 80).
