@@ -404,10 +404,14 @@ def test_an_item_within_an_event_s_hours_is_left_out(agent):
     assert "19:00 tidying up" in on_the_day.outline
 
 
-def test_an_event_written_again_at_another_hour_keeps_its_own(tmp_path, scripted, word_embedder):
+@pytest.mark.parametrize("dated", ["", " on February 14th"])
+def test_an_event_written_again_at_another_hour_keeps_its_own(
+    tmp_path, scripted, word_embedder, dated
+):
     """Party run of seed 2w (stop 82): the host's "16:00 throwing a Valentine's Day party at
     Hobbs Cafe", her event item's words an hour early, took the 17:00 item as its repeat; her
-    shift came back at 17:00 and the party was an hour, before its time."""
+    shift came back at 17:00 and the party was an hour, before its time. Seed 1t (stop 83):
+    the same with the day's date, "... at Hobbs Cafe on February 14th"."""
     lifestyle = {"wake": "06:00", "sleep": "23:00", "notes": "works at Hobbs Cafe from 8am to 8pm"}
     host = living(tmp_path / "host", lifestyle, scripted, word_embedder)
     host.currently = "Isabella is baking. Her party is on February 14th from 5pm to 7pm."
@@ -416,7 +420,7 @@ def test_an_event_written_again_at_another_hour_keeps_its_own(tmp_path, scripted
 
     def early(request):
         answer = script(request)
-        answer["afternoon"] = [{"time": "16:00", "activity": party}]
+        answer["afternoon"] = [{"time": "16:00", "activity": party + dated}]
         return answer
 
     host.model.completer.scripts["day_plan"] = early

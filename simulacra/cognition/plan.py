@@ -583,6 +583,13 @@ DAYTIME_SLEEP = rule("plan.daytime_sleep", "an hour of sleep with a waking hour 
 ROUTINE_AGAIN = rule("plan.routine_again", "an hour after the morning routine spent on its steps")
 
 
+def _is_event_again(item: PlanItem, event: PlanItem, today: str) -> bool:
+    """Whether ``item`` is ``event`` in its words, said with today's date or none."""
+    if gametime.days_from_today(item.activity, today) - {0}:
+        return False  # another day's: plan.other_day
+    return gametime.undated(item.activity).lower() == gametime.undated(event.activity).lower()
+
+
 def _is_nothing(activity: str) -> bool:
     # What a small model writes for a time it has nothing for: "Isabella Rodriguez is
     # nothing" from 07:00 to 08:00 (party run of seed 3e), Maria's "no activity" at 08:00, and
@@ -709,10 +716,11 @@ def _outline(
             # next thing in the middle of it: with "18:00 decorating the cafe" after her
             # party's "17:00", the host's party would last an hour of its two.
             dropped[n] = EVENT_HOUR
-        elif n >= len(events) and any(i.activity.lower() == e.activity.lower() for e, _ in events):
+        elif n >= len(events) and any(_is_event_again(i, e, today) for e, _ in events):
             # One of today's events in its own words at another hour: the host's "16:00
             # throwing a Valentine's Day party at Hobbs Cafe" took her 17:00 one as its repeat,
             # and her shift came back at 17:00 (plan.habit_goes_on; party seed 2w, stop 82).
+            # With today's date too: "16:00 ... at Hobbs Cafe on February 14th" (seed 1t).
             dropped[n] = EVENT_AGAIN
         elif (
             gametime.days_from_today(i.activity, today) - {0}
