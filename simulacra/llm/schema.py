@@ -74,7 +74,8 @@ def prose(max_length: int, description: str | None, min_length: int = 8) -> Any:
 
 
 def line(max_length: int, description: str | None, min_length: int = 1) -> Any:
-    """A bounded line said aloud: it starts with a capital, a digit or a mark."""
+    """A bounded line said aloud: it starts with a capital, a digit or a mark, and holds no
+    brackets."""
     return _starting(_LINE, max_length, description, min_length)
 
 

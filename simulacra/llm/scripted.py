@@ -75,7 +75,7 @@ def simplest(node: dict, root: dict) -> Any:
     if kind == "array":
         return [simplest(node["items"], root) for _ in range(node.get("minItems", 0))]
     if kind == "string":
-        if "pattern" in node:  # the activity phrases and prose of simulacra.llm.schema
+        if "pattern" in node:  # activity phrases, prose and lines (simulacra.llm.schema)
             tries = ("doing something", "Something.", "x" * 4)
             return next(t for t in tries if re.match(node["pattern"], t))
         return "x" * max(1, node.get("minLength", 1))
