@@ -375,6 +375,22 @@ def test_a_question_handed_back_is_asked_again():
     assert fault("Great! How about you join us at five?", handed) is None
 
 
+def test_a_plan_s_outline_said_aloud_is_asked_again():
+    """README run, stop 83: Klaus answered Maria with his plan's outline."""
+    from simulacra.cognition.dialogue import PLAN_SAID, _fault
+
+    def fault(words: str):
+        return _fault(words, [], "Klaus Mueller", "Maria Lopez", [])
+
+    outline = (
+        "00 showering, getting dressed and having breakfast at home; 08:00 reading in the "
+        "library in the morning; 13:00 writing at Hobbs Cafe in the afternoon"
+    )
+    assert fault(outline) == PLAN_SAID
+    assert fault("I'm reading until 13:00, then writing at Hobbs Cafe. Join me at 15:00?") is None
+    assert fault("See you at 17:00 sharp!") is None
+
+
 def test_a_time_cut_short_is_asked_again():
     from simulacra.cognition.dialogue import CUT_TIME, _fault
 

@@ -101,6 +101,9 @@ WRONG_DAY = rule(
     'an event the speaker knows told on another day, "tonight" for tomorrow\'s (asked again)',
 )
 CUT_TIME = rule("line.cut_time", 'a time with a digit missing, "2:0 PM" (asked again)')
+PLAN_SAID = rule(
+    "line.plan_said", 'a plan\'s outline said aloud, "08:00 reading; 13:00 writing" (asked again)'
+)
 ASKED_BACK = rule(
     "line.asked_back",
     '"What about you?" as the whole line, or after the partner\'s own (asked again)',
@@ -357,6 +360,7 @@ def _fault(
         (WRONG_DAY, lambda: _day_wrong(words, events, today)),
         (CUT_TIME, lambda: _CUT_TIME.search(words) is not None),
         (ASKED_BACK, lambda: _asked_back(words, lines[-1].text if lines else "")),
+        (PLAN_SAID, lambda: len(_PLAN_ITEM.findall(words)) >= 2),
     ]
     return next((rule for rule, found in faults if found()), None)
 
@@ -455,6 +459,13 @@ def _hours_wrong(words: str, events: Sequence[str]) -> bool:
 # 2:0 PM" (README run, stop 81). No reader fills the missing digit in. One digit only before
 # "am"/"pm": "3:1" is odds too.
 _CUT_TIME = re.compile(r"\b\d{1,2}:(?:\d(?=\s*[ap]\.?m\b)|[6-9]\d)", re.I)
+
+
+# An item of a plan's outline as the prompts show it, "08:00 reading in the library": Klaus
+# answered Maria's invitation with his day's, "00 showering, getting dressed and having
+# breakfast at home; 08:00 reading in the library in the morning; 13:00 writing at Hobbs
+# Cafe..." (README run, stop 83). Two make an outline; one is a time said ("at 10:00 coffee?").
+_PLAN_ITEM = re.compile(r"\b\d\d:\d\d [a-z]+ing\b")
 
 
 # A question handed back, a whole sentence: Klaus asked Maria "What about you?" after his
