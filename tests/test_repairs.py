@@ -52,6 +52,7 @@ def test_a_call_logs_what_the_answers_rules_rewrote(scripted, tmp_path):
     model = scripted({"test": {"activity": "Maria Lopez is drinks coffee"}}, log_dir=tmp_path)
     assert model.generate(PROMPT, schema).activity == "drinking coffee"
     (entry,) = entries(tmp_path)
+    assert json.loads(entry["answer"]) == {"activity": "Maria Lopez is drinks coffee"}
     assert entry["repairs"] == [
         {
             "rule": "activity.subject_is",

@@ -65,6 +65,9 @@ class CallLog:
             "cache_hit": done.cache_hit,
             "parsed": parsed,
             "repairs": repairs or [],
+            # What the model wrote, whole: a day read from the log can say why (the kind of
+            # place the 1.5B named before a place, the answer that failed to parse).
+            "answer": done.text,
             **self.tags,
         }
         line = json.dumps(entry) + "\n"
