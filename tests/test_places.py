@@ -311,3 +311,11 @@ def test_a_step_names_a_thing_in_either_number(words, thing, named):
     from simulacra.sim.places import _names_thing
 
     assert _names_thing(words, thing) is named
+
+
+def test_a_building_closes_to_those_who_neither_live_nor_work_in_it():
+    chooser = PlaceChooser(load_world(WORLDS / "smallville-3"), None, Settings().plan)
+    assert chooser.closing_hours("Klaus Mueller")["Hobbs Cafe"] == "20:00"
+    assert "Hobbs Cafe" not in chooser.closing_hours("Isabella Rodriguez")  # she runs it
+    # The pub closes at midnight, when a day's plan ends.
+    assert "The Rose and Crown Pub" not in chooser.closing_hours("Klaus Mueller")

@@ -404,6 +404,17 @@ def test_an_item_within_an_event_s_hours_is_left_out(agent):
     assert "19:00 tidying up" in on_the_day.outline
 
 
+def test_every_hour_of_an_event_is_its_item_written_by_the_grammar(agent):
+    """Party seed 1t: the host "preparing the cafe for the Valentine's Day party" at 18:00 of
+    her party from 17:00 to 19:00, the hour after the one it begins in being the model's."""
+    agent.currently = "Isabella is baking. Her party is on February 14th from 5pm to 7pm."
+    planning.plan_day(agent, DAY + timedelta(days=1))
+    (call,) = agent.model.completer.calls("hourly_schedule")
+    fixed = {h: p["const"] for h, p in call.schema["properties"].items() if "const" in p}
+    assert fixed["17:00"] == fixed["18:00"] == "at the party at Hobbs Cafe"
+    assert fixed.get("19:00") != fixed["18:00"]  # the model's once it is over
+
+
 @pytest.mark.parametrize("dated", ["", " on February 14th"])
 def test_an_event_written_again_at_another_hour_keeps_its_own(
     tmp_path, scripted, word_embedder, dated
@@ -897,6 +908,38 @@ def test_each_hour_is_given_the_plan_item_in_force_by_its_end():
     ]
     routine = planning.gametime.in_force(outline, hours, routine=True)
     assert ("08:00", "washing") not in routine and ("07:00", "washing") in routine
+
+
+def test_a_plan_item_at_a_building_goes_on_at_home_once_it_closes():
+    """Party seed 1t: Klaus's last item, "10:00 writing at Hobbs Cafe", was in force until
+    bedtime, and at 20:00 he wrote "at the table" at the dorm kitchen's stove."""
+    items = [PlanItem(i) for i in ("07:00 washing", "10:00 writing at Hobbs Cafe")]
+    closing = {"Hobbs Cafe": "20:00", "Harvey Oak Supply Store": "18:00"}
+    meals = list(Settings().plan.meal_hours)
+    home = planning._home_once_closed(items, closing, "23:30", meals)
+    assert [str(i) for i in home] == [*map(str, items), "20:00 writing at home"]
+    # A meal between does not end it; an item before the closing, or the bedtime, does.
+    home_of = partial(planning._home_once_closed, closing=closing, meals=meals)
+    dinner = [*items, PlanItem("18:00 having dinner")]
+    assert home_of(dinner, bedtime="23:30")[-1] == "20:00 writing at home"
+    reading = [*items, PlanItem("19:00 reading")]
+    assert home_of(reading, bedtime="23:30") == reading
+    assert home_of(items, bedtime="19:30") == items
+
+
+def test_the_day_plan_goes_on_at_home_once_a_building_closes(tmp_path, scripted, word_embedder):
+    maria = GenerativeAgent.create(
+        tmp_path / "m",
+        Persona(**{**PERSONA.model_dump(), "name": "Maria Lopez"}),
+        at=datetime.combine(DAY, time(5)),
+        settings=Settings(),
+        model=scripted(SCRIPTS),
+        embedder=word_embedder,
+    )
+    plan = planning.plan_day(maria, DAY, closing={"Hobbs Cafe": "16:00"})
+    assert "16:00 studying physics at home" in plan.outline
+    (call,) = maria.model.completer.calls("hourly_schedule")
+    assert "- 16:00: studying physics at home" in call.user
 
 
 def test_the_morning_routine_lasts_its_hour_in_the_hourly_schedule():

@@ -9,7 +9,7 @@ current and next hour, never the whole day).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import field
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -28,6 +28,7 @@ from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
 from simulacra.wording import bare_text, bare_words, longest_run, mostly_in
+from simulacra.world.names import where_said
 
 NEW_DAY = template_beside(__file__, "new_day")
 DAY_PLAN = template_beside(__file__, "day_plan")
@@ -380,10 +381,16 @@ def wake_times(usual: time, offsets: list[int]) -> list[str]:
 
 
 def plan_day(
-    agent: Mind, today: date, yesterday: str = "", before: DayPlan | None = None
+    agent: Mind,
+    today: date,
+    yesterday: str = "",
+    before: DayPlan | None = None,
+    closing: Mapping[str, str] | None = None,
 ) -> DayPlan:
     """Wake-up time, broad strokes and the hourly schedule: two calls, stored as a plan memory.
-    A day like yesterday (``before``) keeps its plan without a call (see _like_yesterday)."""
+    A day like yesterday (``before``) keeps its plan without a call (see _like_yesterday).
+    ``closing``: the buildings that close to the agent, each with when ("Hobbs Cafe": "20:00");
+    a plan item at one goes on at home when it closes (see _home_once_closed)."""
     life = agent.persona.lifestyle
     midnight = datetime.combine(today, time(0, 0))
     settings = agent.settings.plan
@@ -430,6 +437,9 @@ def plan_day(
     )
     items = _outline(spans, plan, day_name, settings.meal_hours, later_events, habit_spans)
     items = with_morning_routine(items, plan.wake_up, MORNING_ROUTINE)
+    items = _home_once_closed(
+        items, closing or {}, f"{life.sleep:%H:%M}", list(settings.meal_hours)
+    )
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
     if bedtime <= wake:  # a bedtime after midnight
@@ -452,6 +462,7 @@ def plan_day(
             outline=items,
             routine=routine,
             meals=list(settings.meal_hours),
+            held=_event_hours([span for span in spans if span[0] in items], asked),
             habits=life.notes,
         )
         activities += _with_empty_hours_filled(schedule, asked)
@@ -461,6 +472,47 @@ def plan_day(
     day = DayPlan(today, wake, bedtime, items, blocks, events_in, routine_of=routine_of)
     _remember_plan(agent, day, midnight)
     return day
+
+
+def _home_once_closed(
+    items: list[PlanItem], closing: Mapping[str, str], bedtime: str, meals: Sequence[str]
+) -> list[PlanItem]:
+    """``items``, each done at a building of ``closing`` (its name: the "HH:MM" it closes at)
+    and still under way when it closes followed by itself at home from then, before
+    ``bedtime`` (a meal between does not end it, see gametime.in_force). Made before the
+    hourly schedule is asked, the item is in its prompt and in the day's plan memory.
+
+    In force until bedtime, Klaus's "10:00 writing at Hobbs Cafe", his plan's last item, had
+    him write "at the table" at the dorm kitchen's stove from 20:00, when the cafe closes
+    (party seed 1t), and at the college lounge's coffee urn at 22:59 (seed 3c). Told in the
+    hourly schedule's prompt that the cafe closes at 20:00, the 1.5B went on writing there in
+    2 of 5 samples, and wrote "not writing at Hobbs Cafe" and "closing" for the hour (stop
+    84)."""
+    out: list[PlanItem] = []
+    for i, item in enumerate(items):
+        out.append(item)
+        after = [n for n in items[i + 1 :] if not gametime.meals_named(n.activity, meals)]
+        until = min(after[0].time if after else bedtime, bedtime)
+        for building, at in closing.items():
+            said = where_said([building])
+            if item.time < at < until and said.search(item.activity):
+                out.append(PlanItem.at(at, said.sub(" at home", item.activity, count=1).strip()))
+                break
+    return sorted(out, key=lambda i: i.time)
+
+
+def _event_hours(spans: Sequence[tuple[PlanItem, str]], hours: Sequence[str]) -> dict[str, str]:
+    """Each of ``hours`` that one of today's events (its item and the "HH:MM" it ends at) is
+    under way in, with the event's item. Asked to write the hours after the one it begins in,
+    the 1.5B wrote the host "preparing the cafe for the Valentine's Day party" at 18:00 of her
+    party from 17:00 to 19:00, "setting up the seating arrangements" and "selecting decorations
+    and balloons" in it (party seed 1t)."""
+    held: dict[str, str] = {}
+    for item, end in spans:
+        for hour in hours:
+            if item.time[:2] <= hour[:2] and hour < end:
+                held.setdefault(hour, item.activity)
+    return held
 
 
 def _remember_plan(agent: Mind, day: DayPlan, midnight: datetime) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time
 
 import numpy as np
 
@@ -78,6 +78,17 @@ class PlaceChooser:
         return (
             sector is None or sector.is_open(now.time()) or name in self._insiders.get(building, ())
         )
+
+    def closing_hours(self, name: str) -> dict[str, str]:
+        """The buildings that close to ``name`` (they neither live nor work there), each with
+        the "HH:MM" it closes at; none that closes at midnight, when a day's plan ends."""
+        return {
+            building: f"{sector.hours[1]:%H:%M}"
+            for building, sector in sorted(self.world.tree.sectors.items())
+            if sector.hours is not None
+            and sector.hours[1] != time(0, 0)
+            and name not in self._insiders.get(building, ())
+        }
 
     def may_join(self, name: str, room: str) -> bool:
         """Whether ``name`` may go to ``room`` to be with someone in it: a room they may use,

@@ -79,7 +79,8 @@ class Thinking:
         if r.needs_day_plan(now.date()):
             if r.plan is not None:
                 r.yesterday = planning.revise_for_new_day(agent, now.date())
-            r.plan = planning.plan_day(agent, now.date(), r.yesterday, r.plan)
+            closing = self.sandbox.places.closing_hours(r.name)
+            r.plan = planning.plan_day(agent, now.date(), r.yesterday, r.plan, closing)
             thoughts.plans[r.name] = r.plan
             if r.action is not None and not r.talking:
                 r.action.end = now  # today's plan decides what comes next
