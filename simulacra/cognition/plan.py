@@ -437,13 +437,11 @@ def plan_day(
     )
     items = _outline(spans, plan, day_name, settings.meal_hours, later_events, habit_spans)
     items = with_morning_routine(items, plan.wake_up, MORNING_ROUTINE)
-    items = _home_once_closed(
-        items, closing or {}, f"{life.sleep:%H:%M}", list(settings.meal_hours)
-    )
     wake = datetime.combine(today, time.fromisoformat(plan.wake_up))
     bedtime = datetime.combine(today, life.sleep)
     if bedtime <= wake:  # a bedtime after midnight
         bedtime = datetime.combine(today, time(23, 59))
+    items = _home_once_closed(items, closing or {}, f"{bedtime:%H:%M}", list(settings.meal_hours))
     hours = [f"{h:02d}:00" for h in range(wake.hour, bedtime.hour + (bedtime.minute > 0))]
     routine = _routine_hours(items, hours)
     asked = hours[routine:]  # the morning routine's hours are not asked (see hourly_schedule)
