@@ -930,7 +930,14 @@ def test_a_plan_item_at_a_building_goes_on_at_home_once_it_closes():
 def test_the_day_plan_goes_on_at_home_once_a_building_closes(tmp_path, scripted, word_embedder):
     maria = GenerativeAgent.create(
         tmp_path / "m",
-        Persona(**{**PERSONA.model_dump(), "name": "Maria Lopez"}),
+        # To bed after midnight, as Maria is: the day's plan ends at 23:59.
+        Persona(
+            **{
+                **PERSONA.model_dump(),
+                "name": "Maria Lopez",
+                "lifestyle": {"wake": "07:30", "sleep": "00:30"},
+            }
+        ),
         at=datetime.combine(DAY, time(5)),
         settings=Settings(),
         model=scripted(SCRIPTS),
