@@ -913,10 +913,11 @@ def test_each_hour_is_given_the_plan_item_in_force_by_its_end():
 def test_a_plan_item_at_a_building_goes_on_at_home_once_it_closes():
     """Party seed 1t: Klaus's last item, "10:00 writing at Hobbs Cafe", was in force until
     bedtime, and at 20:00 he wrote "at the table" at the dorm kitchen's stove."""
-    items = [PlanItem(i) for i in ("07:00 washing", "10:00 writing at Hobbs Cafe")]
+    items = [PlanItem(i) for i in ("07:00 washing", "10:00 writing at Hobbs Cafe in the afternoon")]
     closing = {"Hobbs Cafe": "20:00", "Harvey Oak Supply Store": "18:00"}
     meals = list(Settings().plan.meal_hours)
     home = planning._home_once_closed(items, closing, "23:30", meals)
+    # "in the afternoon" was said of the cafe's hours, not of 20:00 (party seed 3f).
     assert [str(i) for i in home] == [*map(str, items), "20:00 writing at home"]
     # A meal between does not end it; an item before the closing, or the bedtime, does.
     home_of = partial(planning._home_once_closed, closing=closing, meals=meals)

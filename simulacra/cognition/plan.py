@@ -472,6 +472,11 @@ def plan_day(
     return day
 
 
+# Said of the item's own hours, not those at home after a closing: "20:00 studying at home in
+# the afternoon" (party seed 3f).
+_PART_OF_DAY = re.compile(r"\s+in the (?:morning|afternoon|evening)\b", re.IGNORECASE)
+
+
 def _home_once_closed(
     items: list[PlanItem], closing: Mapping[str, str], bedtime: str, meals: Sequence[str]
 ) -> list[PlanItem]:
@@ -494,7 +499,8 @@ def _home_once_closed(
         for building, at in closing.items():
             said = where_said([building])
             if item.time < at < until and said.search(item.activity):
-                out.append(PlanItem.at(at, said.sub(" at home", item.activity, count=1).strip()))
+                home = said.sub(" at home", item.activity, count=1)
+                out.append(PlanItem.at(at, _PART_OF_DAY.sub("", home).strip()))
                 break
     return sorted(out, key=lambda i: i.time)
 
