@@ -70,6 +70,8 @@ def test_text_checks():
     assert CHECKS["avoids"](data["says"], ["party"], data, {})
     assert CHECKS["max_share"](["a", "a", "b"], 0.5, data, {})
     assert CHECKS["distinct_at_least"](["a", "A ", "b"], 2, data, {}) is None
+    assert CHECKS["shorter_than"]("x" * 79, 80, data, {}) is None
+    assert CHECKS["shorter_than"]("x" * 80, 80, data, {})
     assert CHECKS["between"]("06:15", ["05:30", "06:30"], data, {}) is None
     assert CHECKS["between"]("07:15", ["05:30", "06:30"], data, {})
     plan = [

@@ -12,6 +12,8 @@ the activities of a plan, told apart by what is done, not when) and one test on 
     between = [lo, hi]        a number or an "HH:MM" time within bounds, inclusive
     greater_than = "FIELD"    a number greater than another field's
     distinct_at_least = N     a list (or ``values``) holds at least N different texts
+    shorter_than = N          the text has fewer than N characters: one that fills a
+                              field's bound of N was cut there
     max_share = F             no text fills more than the share F of a list
     cites_support = true      reflection insights: each shares a content word with a
                               statement it cites
@@ -263,6 +265,11 @@ def _distinct_at_least(value, arg, *_) -> Failure:
     return None if n >= arg else f"only {n} different, wanted {arg}"
 
 
+def _shorter_than(value, arg, *_) -> Failure:
+    n = len(_text(value))
+    return None if n < arg else f"{n} characters, cut at its bound of {arg}"
+
+
 def _max_share(value, arg, *_) -> Failure:
     items = _normalised(value)
     text, count = Counter(items).most_common(1)[0]
@@ -324,6 +331,7 @@ CHECKS: dict[str, Callable[[Any, Any, dict, dict], Failure]] = {
     "between": _between,
     "greater_than": _greater_than,
     "distinct_at_least": _distinct_at_least,
+    "shorter_than": _shorter_than,
     "max_share": _max_share,
     "cites_support": _cites_support,
     "differs_from": _differs_from,
