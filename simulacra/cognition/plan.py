@@ -514,9 +514,15 @@ def _event_hours(spans: Sequence[tuple[PlanItem, str]], hours: Sequence[str]) ->
     held: dict[str, str] = {}
     for item, end in spans:
         for hour in hours:
-            if item.time[:2] <= hour[:2] and hour < end:
+            if _within_event(f"{item.time[:2]}:00", end, hour):  # from the hour it begins in
                 held.setdefault(hour, item.activity)
     return held
+
+
+def _within_event(start: str, end: str, at: str) -> bool:
+    """Whether an event from ``start`` to ``end`` ("HH:MM") is under way at ``at``; at its
+    start even where it ends there (an event of no length)."""
+    return start <= at < end or at == start
 
 
 def _remember_plan(agent: Mind, day: DayPlan, midnight: datetime) -> None:
@@ -765,9 +771,7 @@ def _outline(
             dropped[n] = EMPTY_ITEM
         elif echoes_preamble(i.activity):
             dropped[n] = PREAMBLE_ITEM
-        elif n >= len(events) and any(
-            e.time <= i.time < end or i.time == e.time for e, end in events
-        ):
+        elif n >= len(events) and any(_within_event(e.time, end, i.time) for e, end in events):
             # The day's lists write the event again, or its preparations at its hour, or the
             # next thing in the middle of it: with "18:00 decorating the cafe" after her
             # party's "17:00", the host's party would last an hour of its two.

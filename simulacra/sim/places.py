@@ -17,7 +17,7 @@ from simulacra.sim.resident import Resident
 from simulacra.world import ResidentPersona, World
 from simulacra.world.grid import Tile
 from simulacra.world.names import where_said
-from simulacra.world.tree import Arena, GameObject, split_address
+from simulacra.world.tree import Arena, GameObject, Sector, split_address
 
 PHRASES = phrases_beside(__file__, "places")
 
@@ -73,22 +73,24 @@ class PlaceChooser:
         """Whether ``place``'s building is open to ``name`` at ``now``: within its ``hours``,
         or ``name`` lives or works there. Maria studied and watched films at Hobbs Cafe, open
         from 8am to 8pm, until 23:59 (party seeds 2a and 3m), each step placed where she was."""
-        building = split_address(place)[0]
-        sector = self.world.tree.sectors.get(building)
-        return (
-            sector is None or sector.is_open(now.time()) or name in self._insiders.get(building, ())
-        )
+        sector = self._keeping_hours(name, split_address(place)[0])
+        return sector is None or sector.is_open(now.time())
 
     def closing_hours(self, name: str) -> dict[str, str]:
         """The buildings that close to ``name`` (they neither live nor work there), each with
         the "HH:MM" it closes at; none that closes at midnight, when a day's plan ends."""
+        kept = ((b, self._keeping_hours(name, b)) for b in sorted(self.world.tree.sectors))
         return {
             building: f"{sector.hours[1]:%H:%M}"
-            for building, sector in sorted(self.world.tree.sectors.items())
-            if sector.hours is not None
-            and sector.hours[1] != time(0, 0)
-            and name not in self._insiders.get(building, ())
+            for building, sector in kept
+            if sector is not None and sector.hours is not None and sector.hours[1] != time(0, 0)
         }
+
+    def _keeping_hours(self, name: str, building: str) -> Sector | None:
+        """``building``'s sector where its hours hold for ``name``: not where they live or work."""
+        if name in self._insiders.get(building, ()):
+            return None
+        return self.world.tree.sectors.get(building)
 
     def may_join(self, name: str, room: str) -> bool:
         """Whether ``name`` may go to ``room`` to be with someone in it: a room they may use,
