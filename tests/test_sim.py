@@ -25,12 +25,14 @@ from simulacra.llm.scripted import ScriptedModel
 from simulacra.memory import Kind
 from simulacra.settings import Settings
 from simulacra.sim import rundir
+from simulacra.sim.conversation import pair
 from simulacra.sim.eventlog import EVENTS_FILE, read_events
 from simulacra.sim.interact import Interactions
 from simulacra.sim.resident import Action
 from simulacra.sim.simulation import Simulation
 from simulacra.sim.stats import run_stats
 from simulacra.sim.thinking import Placing
+from simulacra.world import Event
 from simulacra.world.tree import GameObject
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -374,6 +376,38 @@ def test_one_rule_says_who_may_talk_residents_and_the_avatar_alike(tmp_path, wor
     said = [line.text for line in chat.lines]
     assert said and talking.said_today(klaus.name, maria.name, later.date()) == said
     assert talking.said_today(maria.name, klaus.name, (now + timedelta(days=1)).date()) == []
+    sim.close()
+
+
+def test_only_news_or_someone_to_talk_to_calls_for_a_decision(tmp_path, word_embedder):
+    """A resident going about their day whom one may not talk to now, or a thing in such a
+    resident's use, brings no `decide` call; a resident's reaction, a thing a user set on
+    fire, or someone one may talk to, does."""
+    sim, _ = make_sim(tmp_path, word_embedder, hours=0.1)
+    thinking, now = sim.town.thinking, sim.now
+    maria, klaus = sim.resident("Maria Lopez"), sim.resident("Klaus Mueller")
+    hall = "Dorm for Oak Hill College: common room"
+    tiles = [t for t in sim.world.tiles_of(hall) if sim.world.is_walkable(t)]
+    sim.state.place(maria.name, tiles[0])
+    sim.state.place(klaus.name, tiles[1])
+    klaus.action = Action("reading a book", now, now + timedelta(hours=1), hall, "📖")
+    seen = Event(klaus.name, "is", "reading a book", "Klaus Mueller is reading a book")
+    assert thinking._focus(maria, [seen], now) == seen  # they may talk
+    sim.town.conversations.cooldowns[pair(maria.name, klaus.name)] = now + timedelta(hours=2)
+    assert thinking._focus(maria, [seen], now) is None  # they talked a while ago
+    klaus.action.reaction = True  # he stopped reading for something he noticed
+    assert thinking._focus(maria, [seen], now) == seen
+
+    tv = next(o for o in sim.world.find(hall).objects.values()).address
+    klaus.action = Action("watching TV", now, now + timedelta(hours=1), tv, "📺")
+    klaus.action.object_state = "in use"
+    sim.state.set_object_state(tv, "in use")
+    klaus.using = tv
+    used = Event(tv, "is", "in use", f"{tv} is in use")
+    assert thinking._focus(maria, [used], now) is None
+    sim.state.set_object_state(tv, "on fire")
+    fire = Event(tv, "is", "on fire", f"{tv} is on fire")
+    assert thinking._focus(maria, [fire], now) == fire
     sim.close()
 
 

@@ -41,6 +41,7 @@ class Action:
     object_state: str | None = None  # what the object used is doing meanwhile
     partner: str | None = None  # in a conversation with
     asleep: bool = False  # eyes closed: no perceiving, no deciding, no talking
+    reaction: bool = False  # done about something noticed, not the day's plan: news to others
 
 
 class ResidentState(State):
