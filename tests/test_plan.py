@@ -926,6 +926,13 @@ def test_a_plan_item_at_a_building_goes_on_at_home_once_it_closes():
     reading = [*items, PlanItem("19:00 reading")]
     assert home_of(reading, bedtime="23:30") == reading
     assert home_of(items, bedtime="19:30") == items
+    # One of today's events is over at its end (party seed 1v).
+    party = PlanItem("17:00 attending the Valentine's Day party at Hobbs Cafe")
+    evening = [items[0], party]
+    assert home_of(evening, bedtime="23:30", events=[(party, "19:00")]) == evening
+    assert (
+        home_of(evening, bedtime="23:30")[-1] == "20:00 attending the Valentine's Day party at home"
+    )
 
 
 def test_the_day_plan_goes_on_at_home_once_a_building_closes(tmp_path, scripted, word_embedder):

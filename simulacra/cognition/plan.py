@@ -441,7 +441,8 @@ def plan_day(
     bedtime = datetime.combine(today, life.sleep)
     if bedtime <= wake:  # a bedtime after midnight
         bedtime = datetime.combine(today, time(23, 59))
-    items = _home_once_closed(items, closing or {}, f"{bedtime:%H:%M}", list(settings.meal_hours))
+    meals = list(settings.meal_hours)
+    items = _home_once_closed(items, closing or {}, f"{bedtime:%H:%M}", meals, spans)
     hours = [f"{h:02d}:00" for h in range(wake.hour, bedtime.hour + (bedtime.minute > 0))]
     routine = _routine_hours(items, hours)
     asked = hours[routine:]  # the morning routine's hours are not asked (see hourly_schedule)
@@ -478,12 +479,19 @@ _PART_OF_DAY = re.compile(r"\s+in the (?:morning|afternoon|evening)\b", re.IGNOR
 
 
 def _home_once_closed(
-    items: list[PlanItem], closing: Mapping[str, str], bedtime: str, meals: Sequence[str]
+    items: list[PlanItem],
+    closing: Mapping[str, str],
+    bedtime: str,
+    meals: Sequence[str],
+    events: Sequence[tuple[PlanItem, str]] = (),
 ) -> list[PlanItem]:
     """``items``, each done at a building of ``closing`` (its name: the "HH:MM" it closes at)
     and still under way when it closes followed by itself at home from then, before
-    ``bedtime`` (a meal between does not end it, see gametime.in_force). Made before the
-    hourly schedule is asked, the item is in its prompt and in the day's plan memory.
+    ``bedtime`` (a meal between does not end it, see gametime.in_force). One of today's
+    ``events`` (its item, the "HH:MM" it ends at) is over at its end: Klaus's "17:00 attending
+    Maria Lopez's Valentine's Day party at Hobbs Cafe", from 17:00 to 19:00, went on as
+    "20:00 attending Maria Lopez's Valentine's Day party at home" (party seed 1v). Made before
+    the hourly schedule is asked, the item is in its prompt and in the day's plan memory.
 
     In force until bedtime, Klaus's "10:00 writing at Hobbs Cafe", his plan's last item, had
     him write "at the table" at the dorm kitchen's stove from 20:00, when the cafe closes
@@ -491,11 +499,13 @@ def _home_once_closed(
     hourly schedule's prompt that the cafe closes at 20:00, the 1.5B went on writing there in
     2 of 5 samples, and wrote "not writing at Hobbs Cafe" and "closing" for the hour (stop
     84)."""
+    ends = dict(events)
     out: list[PlanItem] = []
     for i, item in enumerate(items):
         out.append(item)
         after = [n for n in items[i + 1 :] if not gametime.meals_named(n.activity, meals)]
         until = min(after[0].time if after else bedtime, bedtime)
+        until = min(until, ends.get(item, until))
         for building, at in closing.items():
             said = where_said([building])
             if item.time < at < until and said.search(item.activity):
