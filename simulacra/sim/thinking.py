@@ -22,6 +22,7 @@ from simulacra.sim.places import arena_of
 from simulacra.sim.resident import Resident
 from simulacra.sim.sandbox import Sandbox
 from simulacra.world import Event
+from simulacra.world.state import state_words
 from simulacra.world.tree import IDLE, split_address
 
 
@@ -148,8 +149,8 @@ class Thinking:
         user = next((o for o in self.residents.values() if o.using == event.subject), None)
         if user is None or user.action is None or user.action.reaction:
             return False
-        left = user.action.object_state or ""  # as the world keeps it: "is " left out
-        return self.sandbox.state.object_state(event.subject) in (left, left.removeprefix("is "))
+        left = state_words(user.action.object_state or "")
+        return self.sandbox.state.object_state(event.subject) == left
 
     # -- phase 3: the next action -----------------------------------------------------------
 

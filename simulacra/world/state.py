@@ -15,8 +15,9 @@ from simulacra.world.grid import Tile
 from simulacra.world.tree import IDLE, Arena, GameObject
 
 
-def _state_words(text: str) -> str:
-    # People type "is burning"; the predicate is already "is".
+def state_words(text: str) -> str:
+    """An object's state as the world keeps it: people type "is burning"; the predicate is
+    already "is"."""
     text = " ".join(text.split())
     return text[3:] if text.lower().startswith("is ") else text
 
@@ -111,7 +112,7 @@ class WorldState:
         """Set an object's state in words (``"is burning"`` or ``"burning"``); ``name`` may be
         any unambiguous name (see :meth:`World.resolve_object`). Returns the address."""
         obj = self._object(name)
-        words = _state_words(state)
+        words = state_words(state)
         if not words:
             raise UserError("the state is empty", fix='say what the object is doing: "burning"')
         if words == obj.default_state:
