@@ -896,6 +896,19 @@ def test_a_wake_up_in_the_day_s_last_hour_asks_no_hourly_schedule(
     assert [b.activity for b in plan.blocks if b.start.hour == 23][0] == routine
 
 
+def test_an_hour_of_another_item_in_a_habits_hours_has_the_habits_item():
+    """The host's "10:00 reading a book" in her shift from 08:00 to 20:00 (party seed 1v) has
+    the shift's item; her lunch, the shift's own hours and the hours after it have none."""
+    items = [PlanItem("08:00 working at Hobbs Cafe"), PlanItem("10:00 reading a book")]
+    items += [PlanItem("11:00 working at Hobbs Cafe"), PlanItem("20:00 eating dinner")]
+    hours = ["08:00", "10:00", "11:00", "12:00", "20:00"]
+    parts_of = ["working at Hobbs Cafe", "reading a book"] + ["working at Hobbs Cafe"] * 2 + [""]
+    acts = ["opening the cafe", "reading a book", "serving", "having lunch", "eating dinner"]
+    meals = Settings().plan.meal_hours
+    habits = planning._habits_of(items, hours, parts_of, acts, [("08:00", "20:00")], meals)
+    assert habits == ["", "working at Hobbs Cafe", "", "", ""]
+
+
 def test_each_hour_is_given_the_plan_item_in_force_by_its_end():
     outline = ["07:30 washing", "09:00 classes", "12:30 lunch"]
     hours = ["06:00", "07:00", "08:00", "09:00", "12:00", "13:00"]

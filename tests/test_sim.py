@@ -249,6 +249,29 @@ def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedd
     sim.close()
 
 
+def test_a_block_in_a_habits_hours_is_placed_in_the_habits_building(tmp_path, word_embedder):
+    """Party seed 1v: the host's plan put "10:00 reading a book" in her shift ("08:00 working at
+    Hobbs Cafe", from 8am to 8pm), and she read at the college library. Where the block and
+    its item name no place, the habit's item does; where they do, they win."""
+
+    def plan(request):
+        answer = SCRIPTS["day_plan"](request)
+        if request.variables["name"] == "Isabella Rodriguez":
+            answer["08:00"] = "working at Hobbs Cafe"
+            answer["morning"] = [{"time": "10:00", "activity": "reading a book"}]
+        return answer
+
+    sim, backend = make_sim(tmp_path, word_embedder, 3.3, {"day_plan": plan})
+    sim.run()
+    isabella = sim.resident("Isabella Rodriguez")
+    block = isabella.plan.block_at(isabella.plan.wake.replace(hour=10))
+    assert (block.activity, block.habit) == ("reading a book", "working at Hobbs Cafe")
+    assert not isabella.plan.block_at(isabella.plan.wake.replace(hour=11)).habit  # its own
+    asked = [r for r in backend.calls("act") if r.variables["activity"] == "reading a book"]
+    assert asked and {p.split(":")[0] for p in enum(asked[0], "place")} == {"Hobbs Cafe"}
+    sim.close()
+
+
 def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, word_embedder):
     """A chat happens where two met: in a run, Klaus talked with Maria in the dorm on his way
     out and then read "in the library" on the dorm's sofa all morning."""
@@ -260,7 +283,7 @@ def test_after_a_conversation_the_next_step_is_placed_for_its_block(tmp_path, wo
     hall = "Dorm for Oak Hill College: common room"
     klaus.action = Action("talking", now, now, hall, "💬", partner="Maria Lopez")
     placing = sim.town.thinking.placing(klaus, now)
-    context = (block.activity, block.plan_item)
+    context = (block.activity, block.plan_item, block.habit)
     assert placing == Placing(purpose=block.activity, context=context)
     klaus.action = Action("reading", now, now, hall, "📖")  # a step of the block: stay there
     placing = sim.town.thinking.placing(klaus, now)

@@ -260,6 +260,9 @@ class Block:
     minutes: int
     steps: list[PlanStep] = field(default_factory=list)
     plan_item: str = ""
+    # The item of the habit whose hours the block begins in, where its own item is another
+    # (see _habits_of): where neither names a place, the block is placed in the habit's.
+    habit: str = ""
 
     @property
     def end(self) -> datetime:
@@ -466,7 +469,8 @@ def plan_day(
         )
         activities += _with_empty_hours_filled(schedule, asked)
     parts_of = _parts_of(items, hours, routine, activities, settings.meal_hours)
-    blocks = _blocks(midnight, wake, bedtime, activities, parts_of)
+    habits = _habits_of(items, hours, parts_of, activities, habit_spans, settings.meal_hours)
+    blocks = _blocks(midnight, wake, bedtime, activities, parts_of, habits)
     events_in = [i for i in event_items if i in items]
     day = DayPlan(today, wake, bedtime, items, blocks, events_in, routine_of=routine_of)
     _remember_plan(agent, day, midnight)
@@ -563,7 +567,8 @@ def _like_yesterday(before: DayPlan, today: date, currently: str) -> DayPlan | N
     ):
         return None
     blocks = [
-        Block(b.activity, b.start + shift, b.minutes, plan_item=b.plan_item) for b in before.blocks
+        Block(b.activity, b.start + shift, b.minutes, plan_item=b.plan_item, habit=b.habit)
+        for b in before.blocks
     ]
     return DayPlan(
         today,
@@ -1006,15 +1011,42 @@ def _parts_of(
     ]
 
 
+def _habits_of(
+    items: Sequence[PlanItem],
+    hours: Sequence[str],
+    parts_of: Sequence[str],
+    activities: Sequence[str],
+    habit_spans: Sequence[tuple[str, str]],
+    meal_hours: Mapping[str, tuple[str, str]],
+) -> list[str]:
+    """Per hour, the item of the habit whose hours it is in (the last item begun by the
+    habit's start), where the hour is a part of another item and is no meal or sleep; else
+    "". The day plan puts leisure in the host's shift (_habit_goes_on gives it an hour):
+    placed by its own words, her "10:00 reading a book" went to the college library, and
+    "14:00 playing with her dog" and "16:00 watching TV" home, while her shift was "08:00
+    working at Hobbs Cafe" (party seed 1v). As for meals in an item (_parts_of), a lunch in a
+    shift is not a part of its place."""
+    out = []
+    for hour, part, activity in zip(hours, parts_of, activities, strict=True):
+        span = next(((s, e) for s, e in habit_spans if s <= hour < e), None)
+        habit = [i.activity for i in items if span and i.time <= span[0]][-1:]
+        other = bool(habit) and part.lower() != habit[0].lower()
+        at_ease = gametime.meals_named(activity, list(meal_hours)) or is_sleeping(activity)
+        out.append(habit[0] if other and not at_ease else "")
+    return out
+
+
 def _blocks(
     midnight: datetime,
     wake: datetime,
     bedtime: datetime,
     activities: list[str],
     parts_of: list[str] | None = None,
+    habits: list[str] | None = None,
 ) -> list[Block]:
     """Sleep until waking, one block per run of equal hourly activities, sleep after bedtime;
-    each block with the plan item its first hour is a part of (``parts_of``), if any."""
+    each block with the plan item its first hour is a part of (``parts_of``), if any, and the
+    habit's item it begins within (``habits``)."""
     blocks = [Block(SLEEPING, midnight, _minutes(wake - midnight))] if wake > midnight else []
     t = wake
     for i, activity in enumerate(activities):
@@ -1026,7 +1058,8 @@ def _blocks(
         else:
             item = parts_of[i] if parts_of else ""
             plan_item = "" if item.lower() == activity.lower() else item
-            blocks.append(Block(activity, t, _minutes(end - t), plan_item=plan_item))
+            habit = habits[i] if habits else ""
+            blocks.append(Block(activity, t, _minutes(end - t), plan_item=plan_item, habit=habit))
         t = end
     day_end = midnight + timedelta(days=1)
     if t < day_end:
@@ -1300,9 +1333,10 @@ def _insert_event(plan: DayPlan, item: PlanItem, start: datetime, end: datetime)
             continue
         if b.start < start:
             kept = [s for s in b.steps if s.end <= start]
-            blocks.append(Block(b.activity, b.start, _minutes(start - b.start), kept, b.plan_item))
+            minutes = _minutes(start - b.start)
+            blocks.append(Block(b.activity, b.start, minutes, kept, b.plan_item, b.habit))
         if b.end > end:
-            blocks.append(Block(b.activity, end, _minutes(b.end - end), [], b.plan_item))
+            blocks.append(Block(b.activity, end, _minutes(b.end - end), [], b.plan_item, b.habit))
     blocks.append(Block(item.activity, start, _minutes(end - start)))
     plan.blocks = sorted(blocks, key=lambda b: b.start)
     plan.outline = sorted([*plan.outline, item], key=lambda i: i.time)

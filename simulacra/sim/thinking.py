@@ -40,7 +40,8 @@ class Placing(NamedTuple):
 
     within: str | None = None  # the building it stays in, or the room of whom it is with
     purpose: str | None = None  # the block it is the first step of
-    context: tuple[str, ...] = ()  # words that may name its building: its block's, its plan's
+    # Words that may name its building: its block's, its plan item's, its habit's.
+    context: tuple[str, ...] = ()
     at: str | None = None  # where the step before it in its block is, which it may stay at
 
 
@@ -245,12 +246,13 @@ class Thinking:
         item's, name another: after a reaction took Maria to the dorm, her block "studying at
         Hobbs Cafe" stayed there all afternoon (seed 2h). A conversation is not a step: it
         happens where two met, and after one in the dorm on his way out, Klaus read "in the
-        library" on the dorm's sofa all morning."""
+        library" on the dorm's sofa all morning. Where neither the block nor its item names a
+        place, the habit it is within does (``Block.habit``)."""
         block = r.plan.block_at(now) if r.plan is not None else None
         last = r.action
         if block is None:
             return Placing()
-        context = (block.activity, block.plan_item)
+        context = (block.activity, block.plan_item, block.habit)
         if last is None or last.start < block.start or last.asleep or last.partner:
             return Placing(purpose=block.activity, context=context)
         if not self.settings.plan.stay_in_building:
