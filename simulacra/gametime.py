@@ -110,6 +110,21 @@ def holidays_named(text: str) -> list[Holiday]:
     return [h for h in holidays() if h.pattern.search(plain)]
 
 
+# The words that tell a day by where it stands from today.
+_DAYS_AWAY = {"today": 0, "tonight": 0, "this evening": 0, "tomorrow": 1, "yesterday": -1}
+
+
+def days_said(text: str, today: str) -> set[int]:
+    """The days from ``today`` that ``text`` tells by where they stand from it: "tonight",
+    "tomorrow", and "this weekend" (Saturday and Sunday of today's week; the host's party of
+    Tuesday told on Monday as "our Valentine's Day party this weekend", party seed 1v)."""
+    said = {d for w, d in _DAYS_AWAY.items() if re.search(rf"\b{w}\b", text, re.I)}
+    now = _parsed_day(today)
+    if now is not None and re.search(r"\bthis weekend\b", text, re.I):
+        said |= {5 - now.weekday(), 6 - now.weekday()}
+    return said
+
+
 def _parsed_day(today: str) -> date | None:
     """The day :func:`day` wrote, or :func:`describe` with its hour."""
     try:

@@ -176,6 +176,13 @@ class ConversationSettings(_Section):
         description="times a line is asked for (with other seeds) while it echoes one said "
         "before; a line that still echoes ends the conversation",
     )
+    note_attempts: int = Field(
+        2,
+        ge=1,
+        le=5,
+        description="times the notes after a talk are asked for while the planning note names "
+        "a place the talk did not",
+    )
     seconds_per_line: int = Field(
         20, ge=1, description="game seconds one line of a conversation takes to say"
     )

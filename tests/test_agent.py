@@ -359,6 +359,41 @@ def test_an_event_told_on_another_day_is_asked_again():
     assert not _day_wrong(tonight, [], monday)  # an event the speaker does not know
 
 
+def test_an_event_spoken_of_on_another_day_or_at_another_place_is_asked_again():
+    """Party seed 1v, Monday: the host told Klaus of "our Valentine's Day party this weekend"
+    and asked him about "the party tonight"; Klaus, whose note of the talk put the party at
+    Oak Hill College, told Maria so."""
+    from simulacra.cognition.dialogue import _day_wrong, _place_wrong
+
+    known = ["the Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"]
+    monday = "Monday February 13, 2023"
+    assert _day_wrong("I wanted to tell you about our Valentine's Day party this weekend.",
+                      known, monday)  # fmt: skip
+    assert _day_wrong("Could you tell me about the party tonight?", known, monday)
+    assert not _day_wrong("See you at the party tomorrow!", known, monday)
+    assert not _day_wrong("What are you doing tonight? The party is tomorrow.", known, monday)
+    assert not _day_wrong("Any plans this weekend?", known, monday)  # no event spoken of
+    wrong = "The Valentine's Day party at Oak Hill College from 5pm to 7pm."
+    assert _place_wrong(wrong, known) and not _place_wrong(wrong, [])
+    assert _place_wrong("I'm excited about the party at Hobbs Cafe at Oak Hill!", known)
+    assert not _place_wrong("See you at the party at Hobbs Cafe tomorrow!", known)
+    assert not _place_wrong("I study at Oak Hill College. The party sounds great.", known)
+    assert not _place_wrong("Let's go to the party at Isabella's together.", known)
+
+
+def test_a_planning_note_that_names_a_place_the_talk_did_not_is_asked_again(build):
+    from simulacra.cognition.dialogue import remember_conversation
+
+    said = "Come to our Valentine's Day party tomorrow from 5pm! I'm decorating the cafe."
+    lines = [Line("Isabella Rodriguez", said), Line("Maria Lopez", "I'd love to!")]
+    made_up = "the Valentine's Day party at Oak Hill College tomorrow from 5pm"
+    kept = "Isabella Rodriguez's Valentine's Day party at the cafe tomorrow from 5pm"
+    notes = [{"for_planning": made_up, "memo": "glad"}, {"for_planning": kept, "memo": "glad"}]
+    agent, backend = build({"after_chat": notes})
+    got = remember_conversation(agent, "Isabella Rodriguez", lines, T0)
+    assert got == kept and len(backend.calls("after_chat")) == 2
+
+
 def test_a_question_handed_back_is_asked_again():
     """Party seed 1s: to Klaus's "I'm doing well, thanks. What about you?" Maria said "Oh,
     that's nice! How about you?", and later, to his news of his paper, "What about you?"."""
@@ -669,7 +704,7 @@ PARTY = (
 def line_with_topic(request):
     """A line, with the first topic offered where an opening is offered one."""
     offered = request.schema["properties"]
-    answer = {"says": "Hi Maria! Come to my party tomorrow from 5pm to 7pm?"}
+    answer = {"says": "Hi Maria! Come to my party at Hobbs Cafe tomorrow from 5pm to 7pm?"}
     if "topic" in offered:
         answer["topic"] = offered["topic"]["enum"][0]
     if "heard" in offered:
@@ -722,15 +757,18 @@ def test_an_event_the_two_spoke_of_today_is_not_brought_up_again(build, tmp_path
     assert "topic" not in again[0].schema["properties"]
 
 
-def test_an_event_brought_up_without_its_hour_is_asked_again(build):
+def test_an_event_brought_up_without_its_hour_or_place_is_asked_again(build):
+    """Party seed 1v: the host told Klaus of "our Valentine's Day party this weekend ... I'll
+    be there decorating the cafe", and his note put the party at Oak Hill College."""
     from simulacra.cognition.dialogue import next_line
 
     untimed = {"topic": PARTY, "says": "Hi Maria! I'm throwing a party at my cafe tomorrow!"}
-    timed = {"topic": PARTY, "says": "Hi Maria! Come to my party at the cafe tomorrow at 5pm!"}
-    agent, backend = build({"respond": [untimed, timed]})
+    unplaced = {"topic": PARTY, "says": "Hi Maria! Come to my party at the cafe tomorrow at 5pm!"}
+    told = {"topic": PARTY, "says": "Hi Maria! Come to my party at Hobbs Cafe tomorrow at 5pm!"}
+    agent, backend = build({"respond": [untimed, unplaced, told]})
     agent.currently = PARTY
     got = next_line(agent, "Maria Lopez", [], now=T0, setting="at the cafe")
-    assert got.says == timed["says"] and len(backend.calls("respond")) == 2
+    assert got.says == told["says"] and len(backend.calls("respond")) == 3
 
 
 def test_a_memo_to_avoid_keeps_out_the_words_of_an_event_to_tell():

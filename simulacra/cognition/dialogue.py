@@ -16,7 +16,7 @@ from pydantic import ValidationInfo, field_validator
 
 from simulacra import gametime
 from simulacra.cognition.address import names_self, speaks_of, unnamed
-from simulacra.cognition.plan import events_ahead
+from simulacra.cognition.plan import event_head, events_ahead
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
@@ -99,6 +99,17 @@ WRONG_HOURS = rule(
 WRONG_DAY = rule(
     "line.wrong_day",
     'an event the speaker knows told on another day, "tonight" for tomorrow\'s (asked again)',
+)
+WRONG_PLACE = rule(
+    "line.wrong_place",
+    'an event the speaker knows told at another place, "the party at Oak Hill College" (asked '
+    "again)",
+)
+UNPLACED_EVENT = rule(
+    "line.unplaced_event", "an event brought up without the place it names (asked again)"
+)
+UNSAID_PLACE = rule(
+    "note.unsaid_place", "a planning note that names a place the talk did not (asked again)"
 )
 CUT_TIME = rule("line.cut_time", 'a time with a digit missing, "2:0 PM" (asked again)')
 PLAN_SAID = rule(
@@ -220,10 +231,17 @@ def _next_line(
         topic = getattr(answer, "topic", None)
         if topic not in events:
             return True
-        if set(gametime.hours_named(answer.says)) & set(gametime.hours_named(topic)):
-            return True
-        reject(UNTIMED_EVENT, answer.says)
-        return False
+        if not set(gametime.hours_named(answer.says)) & set(gametime.hours_named(topic)):
+            reject(UNTIMED_EVENT, answer.says)
+            return False
+        # And with its place: the host told Klaus of "our Valentine's Day party this weekend
+        # ... I'll be there decorating the cafe", and his note of it put the party "at Oak
+        # Hill College", which he told Maria and the host the next day (party seed 1v).
+        places = _places_said(topic)
+        if places and not any(p.lower() in answer.says.lower() for p in places):
+            reject(UNPLACED_EVENT, answer.says)
+            return False
+        return True
 
     # An opening is said even if no seed made it worth saying: then the one whose only fault
     # is a missing hour, not the first. Maria's first seed, "I wanted to let you know that
@@ -345,7 +363,8 @@ def _fault(
     """Why a line is not worth saying, if it is not: one said before, in this talk or in an
     ``earlier`` one, or a memo, to or of the speaker themselves, opening as the speaker's last
     line did, not to the partner as "you", or telling one of the ``events`` the speaker knows
-    at other hours, or on another day than its own from ``today``, or a time cut short."""
+    at other hours, on another day than its own from ``today`` or at another place, or a time
+    cut short."""
     own = [line.text for line in lines if line.speaker == speaker]
     faults = [
         (ECHO, lambda: _said_before(words, [line.text for line in lines])),
@@ -358,6 +377,7 @@ def _fault(
         (PARTNER_SPOKEN_OF, lambda: speaks_of(words, partner)),
         (WRONG_HOURS, lambda: _hours_wrong(words, events)),
         (WRONG_DAY, lambda: _day_wrong(words, events, today)),
+        (WRONG_PLACE, lambda: _place_wrong(words, events)),
         (CUT_TIME, lambda: _CUT_TIME.search(words) is not None),
         (ASKED_BACK, lambda: _asked_back(words, lines[-1].text if lines else "")),
         (PLAN_SAID, lambda: len(_PLAN_ITEM.findall(words)) >= 2),
@@ -492,23 +512,59 @@ def _asked_back(words: str, last: str) -> bool:
     return any(mine) and (all(mine) or any(handed_back(last)))
 
 
-# The words that tell a day by where it stands from today.
-_DAYS_AWAY = {"today": 0, "tonight": 0, "this evening": 0, "tomorrow": 1, "yesterday": -1}
+def _speaks_of_event(sentence: str, event: str) -> bool:
+    """Whether ``sentence`` speaks of ``event``: names it by a run of its words, or by its
+    head after a word that points to one known ("the party", "our Valentine's Day party"):
+    the host asked Klaus on the 13th about "the party tonight" (party seed 1v)."""
+    if _names_event(sentence, event):
+        return True
+    head = event_head(event)
+    pointed = rf"\b(?:the|our|your|my|her|his|this|that)\s+(?:[\w'’]+\s+){{0,3}}?{head}\b"
+    return bool(head) and re.search(pointed, sentence, re.I) is not None
 
 
 def _day_wrong(words: str, events: Sequence[str], today: str) -> bool:
-    """A sentence that names one of ``events`` on a day it is not: the host invited Maria to
-    her party of the 14th "tonight" on the 13th, and told Klaus on the 14th "we're having a
-    Valentine's Day party tomorrow!" (party run of seed 1, stop 81)."""
+    """A sentence that speaks of ``events`` on a day none of them is: the host invited Maria
+    to her party of the 14th "tonight" on the 13th, and told Klaus on the 14th "we're having
+    a Valentine's Day party tomorrow!" (party run of seed 1, stop 81)."""
     for sentence in sentences(words):
-        said = {d for w, d in _DAYS_AWAY.items() if re.search(rf"\b{w}\b", sentence, re.I)}
+        said = gametime.days_said(sentence, today)
         if not said:
             continue
-        for event in events:
-            days = gametime.days_from_today(event, today)
-            if days and not said & days and _names_event(sentence, event):
-                return True
+        dated = [(e, gametime.days_from_today(e, today)) for e in events]
+        told = [days for e, days in dated if days and _speaks_of_event(sentence, e)]
+        if told and not any(said & days for days in told):
+            return True
     return False
+
+
+# A place said by name: "at Hobbs Cafe", "in Oak Hill College's library".
+_PLACE_SAID = re.compile(r"\b(?:at|in) ((?:[A-Z][\w'’]*)(?: [A-Z][\w'’]*)*)")
+_WHOSE = re.compile(r"['’]s?$")
+
+
+def _places_said(text: str) -> list[str]:
+    """The places ``text`` says by name; not one's alone ("at Isabella's"), which says whose."""
+    named = _PLACE_SAID.findall(text)
+    return [_WHOSE.sub("", p) for p in named if " " in p or not _WHOSE.search(p)]
+
+
+def _place_wrong(words: str, events: Sequence[str]) -> bool:
+    """A sentence that speaks of ``events`` at a place none of them names."""
+    for sentence in sentences(words):
+        places = [p.lower() for p in _places_said(sentence)]
+        if not places:
+            continue
+        told = [e.lower() for e in events if _places_said(e) and _speaks_of_event(sentence, e)]
+        if told and not any(all(p in e for p in places) for e in told):
+            return True
+    return False
+
+
+def _places_unsaid(note: str, lines: Sequence[Line]) -> list[str]:
+    """The places ``note`` names that none of ``lines`` says."""
+    said = " ".join(line.text for line in lines).lower()
+    return [p for p in _places_said(note) if p.lower() not in said]
 
 
 # A line of this many words besides the two's names, which the partner said with the other
@@ -582,8 +638,21 @@ def _memo_said(words: str, memos: Sequence[str], speaker: str) -> bool:
 def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now: datetime) -> str:
     """The transcript, a planning note and a memo citing it: rated together in one call.
     Returns the planning note's words, for re-planning the day."""
-    notes = agent.ask(
+
+    def grounded(answer: Answer) -> bool:
+        unsaid = _places_unsaid(answer.for_planning, lines)
+        if unsaid:
+            reject(UNSAID_PLACE, answer.for_planning)
+        return not unsaid
+
+    # The place of what was told is the talk's, not the model's: told of "our Valentine's Day
+    # party ... decorating the cafe", Klaus's note put it "at Oak Hill College" (party seed 1v).
+    notes = ask_until(
+        agent,
         AFTER_CHAT,
+        grounded,
+        agent.settings.conversation.note_attempts,
+        rank=lambda answer: -len(_places_unsaid(answer.for_planning, lines)),
         partner=partner,
         today=gametime.day(now.date()),
         lines=list(lines),

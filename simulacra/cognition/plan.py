@@ -895,7 +895,7 @@ def _takes_part_in(activity: str, events: Sequence[str]) -> bool:
     stop 78; "cleaning up after the party" on the 13th in party runs)."""
     text = bare_text(activity)
     verb, _, rest = text.partition(" ")
-    heads = {h for h in map(_head, events) if h}
+    heads = {h for h in map(event_head, events) if h}
     if any(re.search(rf"\bafter {_TO_THE_HEAD}{head}{_PHRASE_END}", text) for head in heads):
         return True
     if verb in ("at", "in"):
@@ -1216,7 +1216,7 @@ def _events_to_come(
     Valentine's Day party" at 10:45, the 14th's (party seed 2w). Their 80% share of the event's
     words does not catch them (see _events_early): one word names the event. Going to one
     later today is a step before it ("walking to the party" at 16:50)."""
-    heads = sorted({head for head in map(_head, events) if head})
+    heads = sorted({head for head in map(event_head, events) if head})
     if not heads:
         return []
     after = re.compile(rf"\bafter (?:\w+ ){{0,3}}(?:{'|'.join(heads)})\b")
@@ -1235,7 +1235,7 @@ def _events_to_come(
 _EVENT_ENDS = re.compile(r"\b(?:at|on|from|with|in|this|tomorrow|today)\b")
 
 
-def _head(event: str) -> str:
+def event_head(event: str) -> str:
     """The word that names ``event``, its last before where, when or with whom: "party" of
     "throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm"."""
     what = _EVENT_ENDS.split(bare_text(event), maxsplit=1)[0].split()
