@@ -40,12 +40,14 @@ class Sandbox:
         purpose: str | None = None,
         context: Sequence[str] = (),
         at: str | None = None,
+        *,
+        reaction: bool = False,
     ) -> None:
         """Begin ``activity``: place it (as a part of ``purpose``, its block, if given; at
         ``at``, the place of the step before in its block, or a thing it names there, if
         given and the step names nowhere else; in the building it or ``context`` names, else
         in ``within``, if given and it has a place the agent may use), show it, and set off
-        there."""
+        there. A ``reaction`` is done about something noticed, not the day's plan."""
         self.stop_using(r)
         activity = " ".join(activity.split()).rstrip(".")
         if is_sleeping(activity):
@@ -58,6 +60,7 @@ class Sandbox:
                 object=activity,
                 object_state=PHRASES.text("slept_in"),
                 asleep=True,
+                reaction=reaction,
             )
         else:
             placed = self._place(r, activity, now, end, within, purpose, context, at)
@@ -71,6 +74,7 @@ class Sandbox:
                 placed.emoji,
                 object=activity,
                 object_state=placed.object_state,
+                reaction=reaction,
             )
         r.action = action
         self.show(r)

@@ -188,8 +188,7 @@ class Thinking:
             self.sandbox.resume(r, interrupted, now, end)
             return
         placing = self.step_placing(r, now, activity, rooms, reacting)
-        self.sandbox.start(r, activity, now, end, *placing)
-        r.action.reaction = reacting
+        self.sandbox.start(r, activity, now, end, *placing, reaction=reacting)
 
     def step_placing(
         self,
