@@ -770,22 +770,25 @@ def test_a_step_with_someone_goes_where_they_are(tmp_path, word_embedder):
     now = klaus.action.start
     library = "Oak Hill College: library"
     klaus.action = Action("reading", now, now, f"{library}: library tables", "📖")
-    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    rooms = thinking.rooms()
     assert thinking.company(maria, ("studying with Klaus Mueller for help", ""), rooms) == library
     assert thinking.company(maria, ("reading", "studying with Klaus Mueller"), rooms) == library
     assert thinking.company(maria, ("going to Klaus Mueller's house", ""), rooms) is None
     assert thinking.company(maria, ("studying alone", ""), rooms) is None
+    # Party seed 2x: one who moves on in this step is not where their last step was.
+    moving = thinking.rooms(moving={klaus.name})
+    assert thinking.company(maria, ("studying with Klaus Mueller for help", ""), moving) is None
     restroom = "Hobbs Cafe: one-person restroom"  # seed 3u: she followed him in
     klaus.action = Action("washing his hands", now, now, f"{restroom}: washbasin", "🚿")
-    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    rooms = thinking.rooms()
     assert rooms["Klaus Mueller"] == restroom
     assert thinking.company(maria, ("studying with Klaus Mueller", ""), rooms) is None
     klaus.action = Action("talking", now, now, "", "💬", partner=maria.name)  # on the street
-    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    rooms = thinking.rooms()
     assert rooms["Klaus Mueller"] is None
     own = "Dorm for Oak Hill College: Klaus Mueller's room"
     klaus.action = Action("reading", now, now, f"{own}: desk", "📖")  # not hers to walk into
-    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    rooms = thinking.rooms()
     assert thinking.company(maria, ("studying with Klaus Mueller", ""), rooms) is None
     tile = sim.town.sandbox.state.tile_of(maria.name)
     offered = sim.town.sandbox.places.candidates(maria, "studying", tile, library)
@@ -796,7 +799,7 @@ def test_a_step_with_someone_goes_where_they_are(tmp_path, word_embedder):
     block = next(b for b in klaus.plan.blocks if not is_sleeping(b.activity))
     later = block.start + timedelta(minutes=10)
     klaus.action = Action("writing", later, later, "Hobbs Cafe: cafe: cafe tables", "✍️")
-    rooms = {r.name: thinking._room(r) for r in sim.town.residents.values()}
+    rooms = thinking.rooms()
     talk = "discussing the paper with Maria Lopez"
     assert thinking.step_placing(klaus, later, talk, rooms) == Placing(within=library)
     assert thinking.step_placing(klaus, later, "writing", rooms).within == "Hobbs Cafe"

@@ -160,9 +160,7 @@ class Thinking:
         due = [r for r in self.residents.values() if self._due(r, now, reacting)]
         if not due:
             return
-        # Read before anyone moves on, so that no step's place depends on which call of the
-        # step ran first.
-        rooms = {r.name: self._room(r) for r in self.residents.values()}
+        rooms = self.rooms(moving={r.name for r in due})
         self.lockstep.run(
             [partial(self._next_action, r, now, r.name in reacting, rooms) for r in due]
         )
@@ -209,6 +207,16 @@ class Thinking:
         # board while she was at the college (seed 3t). A block's first step still goes where
         # the block or its plan item says ("studying with Klaus at Hobbs Cafe").
         return placing._replace(within=company) if placing.purpose else Placing(company)
+
+    def rooms(self, moving: set[str] = frozenset()) -> dict[str, str | None]:
+        """Each resident's room (``_room``), read before anyone moves on, so that no step's
+        place depends on which call of the step ran first; None for those ``moving`` on in
+        this step, whose next room is not known yet: Klaus's "sitting at a table with Maria
+        Lopez" took him to the student lounge she left at that minute for the cafe (party
+        seed 2x, Monday 13:00)."""
+        return {
+            r.name: None if r.name in moving else self._room(r) for r in self.residents.values()
+        }
 
     def _room(self, r: Resident) -> str | None:
         """The room where ``r`` is, or is going, awake; None asleep, on the street (a talk
