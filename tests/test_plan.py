@@ -1070,6 +1070,24 @@ def test_a_step_that_is_an_event_of_another_hour_is_asked_again_then_left_out(ag
     assert agent.model.log.totals.repairs >= 1  # plan.made_ready, with the call
 
 
+def test_a_step_done_once_more_word_for_word_is_left_out(agent):
+    """Party seed 2x: "reading books and having snacks" cut into its two parts, then the whole
+    "again", "one last time" and "one more time"."""
+    backend = agent.model.completer
+    block_activity = "reading books and having snacks"
+    said = ["reading books", "having snacks", f"{block_activity} again"]
+    said += [f"{block_activity} one last time", "reading books one more time"]
+    said += ["reviewing the notes again"]  # not done before: it stays
+    steps = [{"activity": a, "minutes": 10} for a in said]
+    backend.scripts["decompose"] = lambda request: {"involves": "reading", "steps": steps}
+    noon = datetime.combine(DAY, time(12))
+    block = planning.Block(block_activity, noon, 60)
+    planning.decompose(agent, block, noon, 60)
+    kept = [s.activity for s in block.steps]
+    assert kept == ["reading books", "having snacks", "reviewing the notes again"]
+    assert block.decomposed_until == noon + timedelta(hours=1)
+
+
 def _party_host(agent, *steps: str):
     """The test's agent as the host of the party of the 14th, whose blocks are cut into
     ``steps``; the scripted model."""
