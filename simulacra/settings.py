@@ -181,7 +181,7 @@ class ConversationSettings(_Section):
         ge=1,
         le=5,
         description="times the notes after a talk are asked for while the planning note names "
-        "a place the talk did not",
+        "a place the talk did not, or says the prompt's words",
     )
     seconds_per_line: int = Field(
         20, ge=1, description="game seconds one line of a conversation takes to say"

@@ -381,7 +381,7 @@ def test_an_event_spoken_of_on_another_day_or_at_another_place_is_asked_again():
     assert not _place_wrong("Let's go to the party at Isabella's together.", known)
 
 
-def test_a_planning_note_that_names_a_place_the_talk_did_not_is_asked_again(build):
+def test_a_planning_note_that_names_a_place_the_talk_did_not_is_asked_again(build, tmp_path):
     from simulacra.cognition.dialogue import remember_conversation
 
     said = "Come to our Valentine's Day party tomorrow from 5pm! I'm decorating the cafe."
@@ -392,6 +392,11 @@ def test_a_planning_note_that_names_a_place_the_talk_did_not_is_asked_again(buil
     agent, backend = build({"after_chat": notes})
     got = remember_conversation(agent, "Isabella Rodriguez", lines, T0)
     assert got == kept and len(backend.calls("after_chat")) == 2
+    # Party seed 3c: the prompt's own words as a note, then as a line.
+    prompted = f"{kept}, which Maria Lopez should remember when planning their days"
+    notes = [{"for_planning": prompted, "memo": "glad"}, {"for_planning": kept, "memo": "glad"}]
+    agent, backend = build({"after_chat": notes}, directory=tmp_path / "again")
+    assert remember_conversation(agent, "Isabella Rodriguez", lines, T0) == kept
 
 
 def test_a_question_handed_back_is_asked_again():

@@ -111,6 +111,7 @@ UNPLACED_EVENT = rule(
 UNSAID_PLACE = rule(
     "note.unsaid_place", "a planning note that names a place the talk did not (asked again)"
 )
+NOTE_PROMPT_SAID = rule("note.prompt_said", "a planning note in the prompt's words (asked again)")
 CUT_TIME = rule("line.cut_time", 'a time with a digit missing, "2:0 PM" (asked again)')
 PLAN_SAID = rule(
     "line.plan_said", 'a plan\'s outline said aloud, "08:00 reading; 13:00 writing" (asked again)'
@@ -639,20 +640,24 @@ def remember_conversation(agent: Mind, partner: str, lines: Sequence[Line], now:
     """The transcript, a planning note and a memo citing it: rated together in one call.
     Returns the planning note's words, for re-planning the day."""
 
-    def grounded(answer: Answer) -> bool:
-        unsaid = _places_unsaid(answer.for_planning, lines)
-        if unsaid:
-            reject(UNSAID_PLACE, answer.for_planning)
-        return not unsaid
+    def faults(answer: Answer, *, logged: bool = False) -> list[Rule]:
+        note = answer.for_planning
+        found = [UNSAID_PLACE] if _places_unsaid(note, lines) else []
+        found += [NOTE_PROMPT_SAID] if AFTER_CHAT.echoed_by(note) else []
+        for fault in found if logged else ():
+            reject(fault, note)
+        return found
 
     # The place of what was told is the talk's, not the model's: told of "our Valentine's Day
     # party ... decorating the cafe", Klaus's note put it "at Oak Hill College" (party seed 1v).
+    # Nor are the prompt's words a note: "... which Klaus Mueller should remember when planning
+    # their days", then said to the host as a line (party seed 3c).
     notes = ask_until(
         agent,
         AFTER_CHAT,
-        grounded,
+        lambda answer: not faults(answer, logged=True),
         agent.settings.conversation.note_attempts,
-        rank=lambda answer: -len(_places_unsaid(answer.for_planning, lines)),
+        rank=lambda answer: -len(faults(answer)),
         partner=partner,
         today=gametime.day(now.date()),
         lines=list(lines),

@@ -87,6 +87,8 @@ def _runs(stems: list[str]) -> set[tuple[str, ...]]:
 
 
 _PREAMBLE_RUNS = _runs(_stems(PREAMBLE))
+# A template's variables and statements: what a model may copy from them is not its words.
+_VARIABLE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 
 
 def echoes_preamble(text: str) -> bool:
@@ -134,6 +136,15 @@ class PromptTemplate:
         if self.answer is None:
             raise UserError("missing table [answer]", file=self.path, field="answer")
         return build(self.answer, {**(variables or {}), **self.words}, _env, base=base)
+
+    def echoed_by(self, text: str) -> bool:
+        """Whether ``text`` says this template's own words again (a run of them, as
+        ``echoes_preamble`` reads the preamble's): Klaus's note of a talk, "... which Klaus
+        Mueller should remember when planning their days", then said as a line (party seed
+        3c)."""
+        own = _VARIABLE.sub(" \x00 ", f"{self.user}\n\x00\n{self.situation}")
+        runs = set().union(*(_runs(_stems(part)) for part in own.split("\x00")))
+        return not _runs(_stems(text)).isdisjoint(runs)
 
     def render(self, *, identity: str = "", agent: str | None = None, **variables: Any) -> Prompt:
         variables = {**variables, **self.words}
