@@ -236,6 +236,13 @@ class PlanSettings(_Section):
         description="hourly schedules asked for (with other seeds) until one leaves no hour "
         'written as nothing to do ("nothing", "no activity")',
     )
+    event_item_attempts: int = Field(
+        2,
+        ge=1,
+        le=5,
+        description="items for one of today's events asked for (with other seeds) while they "
+        "make it the event of someone it names as a guest",
+    )
     # Two: a block's steps that hold an event of another hour are one sample's drift.
     decompose_attempts: int = Field(
         2,

@@ -510,6 +510,20 @@ def test_of_two_events_at_one_hour_the_first_is_the_day_s(agent):
     assert day.events[0] == "17:00 throwing a Valentine's Day party at Hobbs Cafe"
 
 
+def test_an_event_item_that_makes_a_guest_its_owner_is_asked_again(agent):
+    """Party seeds 1v and 3c: Klaus's item for "Maria Lopez plans to attend Isabella's
+    Valentine's Day party" was "attending Maria Lopez's Valentine's Day party"."""
+    event = "Maria Lopez plans to attend Isabella's Valentine's Day party at Hobbs Cafe at 5pm"
+    wrong = {"activity": "attending Maria Lopez's Valentine's Day party", "time": "17:00"}
+    right = {"activity": "attending Isabella's Valentine's Day party", "time": "17:00"}
+    agent.model.completer.scripts["event_item"] = [wrong, right]
+    item, end = planning._event_item(agent, event, "Tuesday February 14, 2023", "07:00")
+    assert item == f"17:00 {right['activity']}" and end == "17:00"
+    assert len(agent.model.completer.calls("event_item")) == 2
+    assert not planning._whose_wrong("attending the party at Hobbs Cafe", event)
+    assert not planning._whose_wrong("attending Isabella Rodriguez's party", "the party at 5pm")
+
+
 def test_news_of_an_event_later_today_takes_its_hours_in_today_s_plan(agent):
     """Party run of seed 1i: told of the party on its morning, after her plan was made, Maria
     went on with her day and never came. A talk's note of an event later today is re-planned

@@ -601,8 +601,18 @@ def _event_item(
     named = gametime.hours_named(event)
     item = _own_item(agent.name, event, named, plan_times(first_time, f"{life.sleep:%H:%M}"))
     if item is None:
-        answer = agent.ask(
+
+        def owned_right(answer: Any) -> bool:
+            wrong = _whose_wrong(answer.activity, event)
+            if wrong:
+                reject(WRONG_OWNER, answer.activity)
+            return not wrong
+
+        answer = ask_until(
+            agent,
             EVENT_ITEM,
+            owned_right,
+            agent.settings.plan.event_item_attempts,
             today=today,
             event=event,
             usual_wake=f"{life.wake:%H:%M}",
@@ -629,6 +639,26 @@ def _own_item(name: str, event: str, hours: list[str], times: list[str]) -> Plan
     if not 3 <= len(doing) <= _EVENT_ITEM_LENGTH:
         return None
     return PlanItem.at(hours[0], doing)
+
+
+WRONG_OWNER = rule(
+    "plan.wrong_owner",
+    "an event's item that makes it the event of someone the event names as another's guest "
+    "(asked again)",
+)
+# Someone's, by name: "Maria Lopez's", "Isabella's", "Valentine's".
+_WHOSE = re.compile(r"\b([A-Z][a-z]+)(?: [A-Z][a-z]+)?['’]s\b")
+
+
+def _whose_wrong(activity: str, event: str) -> bool:
+    """Whether ``activity`` makes the event someone's whom ``event`` names, but not as its
+    owner: Klaus knew "Maria Lopez plans to attend Isabella's Valentine's Day party at Hobbs
+    Cafe", and his item was "attending Maria Lopez's Valentine's Day party at Hobbs Cafe" (party
+    seeds 1v and 3c, two of six Tuesdays)."""
+    owners = set(_WHOSE.findall(event))
+    return any(
+        name not in owners and re.search(rf"\b{name}\b", event) for name in _WHOSE.findall(activity)
+    )
 
 
 # As long as event_item.prompt.toml lets an item be.
