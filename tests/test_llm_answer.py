@@ -176,6 +176,21 @@ def test_a_field_is_written_only_given_the_values_that_call_for_it(tmp_path):
         model.model_validate({"alarm": "yes", "whom": "Bob"})
 
 
+def test_an_enum_listed_above_keeps_the_shape_sentence_the_same_for_any_options():
+    """The thing's states differ from thing to thing (a table cannot be "running"), and the
+    prompt before the situation stays the same for the KV cache."""
+    from simulacra.cognition.act import event_for
+
+    table, machine = (event_for(thing=t) for t in ("cafe tables", "coffee machine"))
+    assert table.model_json_schema()["properties"]["object_state"]["enum"] == ["in use", "occupied"]
+    assert "brewing coffee" in machine.model_json_schema()["properties"]["object_state"]["enum"]
+    sentence = shape_sentence(json_schema(table))
+    assert sentence == shape_sentence(json_schema(machine))
+    assert '"object_state": <the state of the thing: one of the options listed above' in sentence
+    with pytest.raises(ValueError):
+        table.model_validate({"emoji": "eat", "object_state": "running"})
+
+
 def test_a_fixed_field_is_its_text_and_the_others_are_the_model_s(template):
     """The hour a plan item begins in is the item: the grammar writes it, the model goes on."""
     hours = ["07:00", "08:00"]

@@ -11,6 +11,7 @@ in the place's prompt the 1.5B placed worse (stop 41, scripts/results/prompt-tun
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -30,8 +31,21 @@ PLACED_KEPT = 200
 
 
 def event_for(**variables: Any) -> type[Answer]:
-    """The answer of event.prompt.toml, its emoji one of every word emoji.py shows."""
-    return EVENT.answer_model({**variables, "emoji_words": NAMES})
+    """The answer of event.prompt.toml, its emoji one of every word emoji.py shows, its state
+    one of those the thing can be in."""
+    states = states_of(variables.get("thing"))
+    return EVENT.answer_model({**variables, "emoji_words": NAMES, "thing_states": states})
+
+
+def states_of(thing: str | None) -> list[str]:
+    """The states of event.prompt.toml that ``thing`` can be in, by the words of its name."""
+    only = EVENT.words.get("states_of", {})
+    name = (thing or "").lower()
+    return [
+        state
+        for state in EVENT.words["states"]
+        if state not in only or any(re.search(rf"\b{re.escape(w)}", name) for w in only[state])
+    ]
 
 
 @dataclass(frozen=True)

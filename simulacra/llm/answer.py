@@ -36,7 +36,10 @@ numbers an enum's options stand for: the answer carries the number); for a list 
 either a table (a field without a name) or the name of an object whose fields are the array
 ``[[answer.NAME]]``, and ``min_items`` and ``max_items`` (numbers or expressions), and
 ``rising`` (the name of the item object's last field, an enum: each item's value there comes
-after the one before in the options' order, e.g. a day plan's times; the grammar keeps it).
+after the one before in the options' order, e.g. a day plan's times; the grammar keeps it);
+``listed_above`` (for an enum whose options the prompt lists and that change from call to
+call: the shape sentence says "one of the options listed above" instead of listing them, so
+that the prompt up to the situation stays the same).
 """
 
 from __future__ import annotations
@@ -53,14 +56,23 @@ from pydantic import AfterValidator, Field, create_model, model_validator
 
 from simulacra.errors import UserError
 from simulacra.llm.repairs import repair, rule
-from simulacra.llm.schema import RISING, Answer, activity_phrase, line, one_of, prose, text
+from simulacra.llm.schema import (
+    LISTED_ABOVE,
+    RISING,
+    Answer,
+    activity_phrase,
+    line,
+    one_of,
+    prose,
+    text,
+)
 
 KINDS = ("text", "prose", "line", "activity", "enum", "bool", "list")
 _BOUNDED = ("text", "prose", "line", "activity")
 _KEYS = {
     "name", "kind", "description", "max_length", "min_length", "options", "values", "named",
     "item", "min_items", "max_items", "when", "each", "alias", "lead", "given", "fixed",
-    "rising",
+    "rising", "listed_above",
 }  # fmt: skip
 
 
@@ -86,6 +98,7 @@ class FieldSpec:
     given: tuple[tuple[str, Any], ...] | None = None
     fixed: str | None = None
     rising: str | None = None
+    listed_above: bool = False
 
 
 @dataclass(frozen=True)
@@ -228,6 +241,7 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
         given=tuple(given.items()) if given else None,
         fixed=raw.get("fixed"),
         rising=raw.get("rising"),
+        listed_above=raw.get("listed_above") is True,
     )
 
 
@@ -284,6 +298,7 @@ class _Field:
     lead: str | None = None
     given: tuple[tuple[str, Any], ...] | None = None
     rising: str | None = None
+    listed_above: bool = False
 
 
 @dataclass
@@ -346,6 +361,7 @@ class _Resolver:
             lead=self.text(f.lead),
             given=tuple((k, self.value(v)) for k, v in f.given) if f.given else None,
             rising=f.rising,
+            listed_above=f.listed_above,
         )
 
 
@@ -445,6 +461,9 @@ def _type(f: _Field) -> Any:
     if f.values is not None:  # the answer carries the value the chosen option stands for
         meaning = dict(zip(f.options, f.values, strict=True))
         options = Annotated[options, AfterValidator(meaning.__getitem__)]
+    if f.listed_above:
+        listed = Field(description=f.description, json_schema_extra={LISTED_ABOVE: True})
+        return Annotated[options, listed]
     return _described(options, f.description)
 
 

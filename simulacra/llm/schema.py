@@ -200,6 +200,8 @@ STATED = "x-stated-length"
 # The schema's key, on an array, for its items' field whose values rise from item to item in
 # the order of its options (a day plan's times), kept by the grammar (see grammar.py).
 RISING = "x-rising"
+# The schema's key, on an enum, for a shape sentence that does not list its options.
+LISTED_ABOVE = "x-listed-above"
 
 
 def one_of(options: Sequence[Any]) -> Any:
@@ -364,6 +366,8 @@ def _shape(
     node = _deref(node, root)
     description = node.get("description", description)
     label = _SHAPE.raw("label", description=description) if description else ""
+    if "enum" in node and node.get(LISTED_ABOVE):
+        return _SHAPE.raw("listed_above", label=label)
     if "enum" in node:
         return _enum_shape(node["enum"], label)
     if "const" in node:
