@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from functools import cache
 
 from lemminflect import getAllLemmas
@@ -16,8 +17,10 @@ def sentences(text: str) -> list[str]:
 
 
 def bare_words(text: str) -> list[str]:
-    """``text``'s words, lower case, without punctuation ("Valentine's" is two)."""
-    return re.sub(r"[^a-z0-9]+", " ", text.lower()).split()
+    """``text``'s words, lower case, without punctuation ("Valentine's" is two) or accents
+    (the 1.5B writes "Hobbs Café" and "Hobbs Cafe" alike)."""
+    plain = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", " ", plain).split()
 
 
 def base_words(text: str) -> list[str]:

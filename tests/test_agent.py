@@ -377,6 +377,7 @@ def test_an_event_spoken_of_on_another_day_or_at_another_place_is_asked_again():
     assert _place_wrong(wrong, known) and not _place_wrong(wrong, [])
     assert _place_wrong("I'm excited about the party at Hobbs Cafe at Oak Hill!", known)
     assert not _place_wrong("See you at the party at Hobbs Cafe tomorrow!", known)
+    assert not _place_wrong("See you at the party at Hobbs Café tomorrow!", known)  # the 1.5B's
     assert not _place_wrong("I study at Oak Hill College. The party sounds great.", known)
     assert not _place_wrong("Let's go to the party at Isabella's together.", known)
 

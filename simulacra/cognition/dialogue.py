@@ -239,7 +239,7 @@ def _next_line(
         # ... I'll be there decorating the cafe", and his note of it put the party "at Oak
         # Hill College", which he told Maria and the host the next day (party seed 1v).
         places = _places_said(topic)
-        if places and not any(p.lower() in answer.says.lower() for p in places):
+        if places and not any(_within(p, answer.says) for p in places):
             reject(UNPLACED_EVENT, answer.says)
             return False
         return True
@@ -550,22 +550,27 @@ def _places_said(text: str) -> list[str]:
     return [_WHOSE.sub("", p) for p in named if " " in p or not _WHOSE.search(p)]
 
 
+def _within(words: str, text: str) -> bool:
+    """Whether ``text`` says ``words``, in its bare words."""
+    return f" {bare_text(words)} " in f" {bare_text(text)} "
+
+
 def _place_wrong(words: str, events: Sequence[str]) -> bool:
     """A sentence that speaks of ``events`` at a place none of them names."""
     for sentence in sentences(words):
-        places = [p.lower() for p in _places_said(sentence)]
+        places = _places_said(sentence)
         if not places:
             continue
-        told = [e.lower() for e in events if _places_said(e) and _speaks_of_event(sentence, e)]
-        if told and not any(all(p in e for p in places) for e in told):
+        told = [e for e in events if _places_said(e) and _speaks_of_event(sentence, e)]
+        if told and not any(all(_within(p, e) for p in places) for e in told):
             return True
     return False
 
 
 def _places_unsaid(note: str, lines: Sequence[Line]) -> list[str]:
     """The places ``note`` names that none of ``lines`` says."""
-    said = " ".join(line.text for line in lines).lower()
-    return [p for p in _places_said(note) if p.lower() not in said]
+    said = " ".join(line.text for line in lines)
+    return [p for p in _places_said(note) if not _within(p, said)]
 
 
 # A line of this many words besides the two's names, which the partner said with the other
