@@ -204,11 +204,18 @@ def judge_line(
 
 def overrun(doing: Doing, blocks: list[PlannedStretch]) -> str | None:
     """An action held more than twice as long as the plan block it began in, or past the
-    end of the plan item after it (and in both cases past its block by more than LATE)."""
+    end of the plan item after it (and in both cases past its block by more than LATE). The
+    blocks after it that are the action itself are its block's too: Maria's "sleeping" from
+    23:40, in her block "watching movies and sleeping" to midnight, went on in the next day's
+    sleep until 07:30, and was called held 7h50 (party seed 2x)."""
     stretches = _stretches(blocks)
     for i, (start, end, activity) in enumerate(stretches):
         if not start <= doing.start < end:
             continue
+        while i + 1 < len(stretches) and stretches[i + 1][0] == end:
+            if plain(stretches[i + 1][2]) != plain(doing.activity):
+                break
+            i, end = i + 1, stretches[i + 1][1]
         if doing.end - end <= LATE:
             return None
         held = doing.end - doing.start
