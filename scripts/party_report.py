@@ -75,16 +75,28 @@ def learned(log: DayLog, fact: Fact) -> list[Learned]:
     return found
 
 
+def holds(stretch: PlannedStretch, fact: Fact) -> bool:
+    """Whether a plan's item or block speaks of the party, or goes to its place at its hours:
+    Maria's "17:00 going to Hobbs Cafe on February 14th from 17:00 to 19:00 with Isabella
+    Rodriguez" (party seed 2x)."""
+    if mentions(stretch.activity, fact):
+        return True
+    if not (
+        fact.place and fact.start and fact.end and contains_words(stretch.activity, fact.place)
+    ):
+        return False
+    end = stretch.end or stretch.start + timedelta(hours=1)  # an item: at least its hour
+    return stretch.start < fact.end and end > fact.start
+
+
 def plan_items(log: DayLog, name: str, day: date, fact: Fact) -> list[str]:
     """The items of ``name``'s plans for ``day`` that speak of the party (broad strokes and
     hourly blocks)."""
     items: list[PlannedStretch] = log.outlines.get(name, {}).get(day, [])
     blocks: list[PlannedStretch] = log.schedules.get(name, {}).get(day, [])
-    shown = [f"{i.start:%H:%M} {i.activity}" for i in items if mentions(i.activity, fact)]
+    shown = [f"{i.start:%H:%M} {i.activity}" for i in items if holds(i, fact)]
     shown += [
-        f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}"
-        for b in blocks
-        if b.end and mentions(b.activity, fact)
+        f"{b.start:%H:%M}-{b.end:%H:%M} {b.activity}" for b in blocks if b.end and holds(b, fact)
     ]
     return list(dict.fromkeys(shown))
 
@@ -93,8 +105,7 @@ def at_its_hour(log: DayLog, name: str, fact: Fact) -> bool:
     """A block of the party's day that speaks of it overlaps the party's hours."""
     blocks = log.schedules.get(name, {}).get(fact.start.date(), [])
     return any(
-        b.end and b.start < fact.end and b.end > fact.start and mentions(b.activity, fact)
-        for b in blocks
+        b.end and b.start < fact.end and b.end > fact.start and holds(b, fact) for b in blocks
     )
 
 

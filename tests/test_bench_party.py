@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 import bench_morning  # noqa: E402
 import bench_party  # noqa: E402
-from party_report import learned, write_report  # noqa: E402
+from party_report import holds, learned, write_report  # noqa: E402
 
 WORLD = ROOT / "worlds" / "smallville-3"
 FIXTURE = Path(__file__).parent / "fixtures" / "run-smallville-3"
@@ -232,3 +232,15 @@ def test_a_plan_changed_by_a_talk_joins_the_day_s_outline(tmp_path):
         "07:00 reading",
         "17:00 going to the Valentine's Day party",
     ]
+
+
+def test_a_plan_that_goes_to_the_party_s_place_at_its_hours_holds_it():
+    """Party seed 2x: Maria's "17:00 going to Hobbs Cafe on February 14th from 17:00 to 19:00
+    with Isabella Rodriguez" names neither a party nor Valentine's Day."""
+    from simulacra.evaluation.daylog import PlannedStretch
+
+    going = "going to Hobbs Cafe on February 14th from 17:00 to 19:00 with Isabella Rodriguez"
+    assert holds(PlannedStretch(datetime(2023, 2, 14, 17), None, going), PARTY)
+    assert not holds(PlannedStretch(datetime(2023, 2, 13, 17), None, going), PARTY)  # a day early
+    writing = PlannedStretch(datetime(2023, 2, 14, 13), datetime(2023, 2, 14, 16), going)
+    assert not holds(writing, PARTY)  # at the cafe, but before the party
