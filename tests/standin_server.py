@@ -36,7 +36,7 @@ _TEMPLATE_OF_FIELD = {
     "wake_up": "day_plan",
     "involves": "decompose",
     "kind_of_place": "act",
-    "emoji": "event",
+    "object_state": "event",
     "emergency": "decide",
     "says": "respond",
     "for_planning": "after_chat",

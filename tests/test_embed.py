@@ -31,3 +31,24 @@ def test_only_new_texts_reach_the_model_and_the_cache_persists(real_embedder, tm
     again = reopened.embed(["one", "two"])
     assert reopened.misses == 0
     assert np.allclose(again, first[:2])
+
+
+@pytest.mark.parametrize(
+    ("activity", "fitting"),
+    [
+        ("brewing the first pot of coffee", {"coffee", "drink", "cook", "serve"}),
+        ("having breakfast", {"eat", "cook"}),
+        ("attending his sociology lecture", {"study", "read", "write", "teach"}),
+        ("taking a shower", {"wash"}),
+        ("writing about the impact of gentrification", {"write"}),  # "garden" by the word alone
+        ("typing on a laptop", {"computer", "write", "work"}),
+        ("watching a TV show", {"television"}),
+    ],
+)
+def test_a_bubble_s_emoji_is_the_word_nearest_the_activity(real_embedder, activity, fitting):
+    """The event's emoji word, once the 1.5B's ("sleep" over someone decorating tables), is
+    the embedding model's (the eval's emoji cases, stop 86)."""
+    from simulacra.cognition.emoji import EMOJI, EmojiByMeaning, word_of
+
+    shown = EmojiByMeaning(real_embedder)(activity)
+    assert shown in EMOJI.values() and word_of(shown) in fitting

@@ -113,8 +113,7 @@ FEEDS = {
     "another style": (
         "event",
         [
-            ('{{"emoji":"wash",', ' "object_state": "'),
-            ('"object_state":"in use"}}', ""),
+            ('{{"object_state":"in use"}}', ""),
             ("junk", ""),
         ],
     ),

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from simulacra import gametime
 from simulacra.cognition.act import Placed, place_action, stage_action
-from simulacra.cognition.emoji import emoji
+from simulacra.cognition.emoji import EmojiByMeaning, emoji
 from simulacra.cognition.plan import is_routine_step, is_sleeping
 from simulacra.llm.phrases import phrases_beside
 from simulacra.sim.places import PlaceChooser, arena_of, bed_of
@@ -27,6 +27,7 @@ class Sandbox:
         self.world = world
         self.state = state
         self.places = places
+        self.emoji_of = EmojiByMeaning(places.embedder)
 
     # -- beginning an action ---------------------------------------------------------------
 
@@ -102,7 +103,8 @@ class Sandbox:
         if at_home is not None or kept is not None:
             return stage_action(
                 r.agent, now=gametime.describe(now), activity=activity, minutes=minutes,
-                place=at_home or kept, purpose=purpose or "", known=r.placed,
+                place=at_home or kept, emoji_of=self.emoji_of, purpose=purpose or "",
+                known=r.placed,
             )  # fmt: skip
         tile = self.state.tile_of(r.name)
         # A block's first step (``purpose``, its block) is not told where the resident is:
@@ -122,6 +124,7 @@ class Sandbox:
             minutes=minutes,
             places=options.places,
             notes=options.notes,
+            emoji_of=self.emoji_of,
             known=r.placed,
             settled=options.settled,
         )
