@@ -394,6 +394,12 @@ def test_a_planning_note_that_names_a_place_the_talk_did_not_is_asked_again(buil
     got = remember_conversation(agent, "Isabella Rodriguez", lines, T0)
     assert got == kept and len(backend.calls("after_chat")) == 2
     # Party seed 3c: the prompt's own words as a note, then as a line.
+    # The host's own party is hers to place (party seed 3z), though the talk did not say it.
+    agent.currently = "throwing a Valentine's Day party at Hobbs Cafe on February 14th at 5pm"
+    known = [{"for_planning": "my party at Hobbs Cafe tomorrow at 5pm", "memo": "glad"}]
+    agent.model.completer.scripts["after_chat"] = known
+    assert remember_conversation(agent, "Maria Lopez", lines, T0).startswith("my party")
+    assert len(backend.calls("after_chat")) == 3
     prompted = f"{kept}, which Maria Lopez should remember when planning their days"
     notes = [{"for_planning": prompted, "memo": "glad"}, {"for_planning": kept, "memo": "glad"}]
     agent, backend = build({"after_chat": notes}, directory=tmp_path / "again")
