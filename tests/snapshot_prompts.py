@@ -22,7 +22,6 @@ SNAPSHOT = Path(__file__).resolve().parent / "data" / "prompt_snapshot.json"
 
 # Variables laid over a template's [example] for branches no example or case reaches.
 VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
-    "event": {"no thing": {"thing": None, "place": "Johnson Park: park"}},
     "decide": {"people": {"people": ["Maria Lopez", "Klaus Mueller"]}},
     "respond": {
         "no history": {"history": []},

@@ -162,9 +162,9 @@ def _habit(
 
 
 def _state(agent: Mind, now: str, minutes: int, activity: str, place: str) -> str:
-    """The state of the thing used ("" for a whole room): asked only where the thing can be in
-    another than those any thing can be (a table is "in use"; a coffee machine may be
-    "brewing coffee"). Of the 223 events of party seed 2x, most were at tables, desks, shelves
+    """The state of the thing used ("" for a whole room), asked only where the thing can be in
+    a state besides those any thing can be in: a table is "in use", a coffee machine may be
+    "brewing coffee". Of the 223 events of party seed 2x, most were at tables, desks, shelves
     and seats."""
     parts = split_address(place)
     if len(parts) < 3:  # a whole room, not a thing

@@ -7,6 +7,7 @@ reacted (phase 3). The model is called only when something changed.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
@@ -208,7 +209,7 @@ class Thinking:
         # the block or its plan item says ("studying with Klaus at Hobbs Cafe").
         return placing._replace(within=company) if placing.purpose else Placing(company)
 
-    def rooms(self, moving: set[str] = frozenset()) -> dict[str, str | None]:
+    def rooms(self, moving: Collection[str] = ()) -> dict[str, str | None]:
         """Each resident's room (``_room``), read before anyone moves on, so that no step's
         place depends on which call of the step ran first; None for those ``moving`` on in
         this step, whose next room is not known yet: Klaus's "sitting at a table with Maria
