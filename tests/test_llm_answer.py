@@ -279,6 +279,11 @@ def test_a_rising_list_s_items_come_one_after_another_in_the_options_order(tmp_p
             "fixed",
         ),
         (
+            '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "bool"\n'
+            "listed_above = true\n",
+            "listed_above",
+        ),
+        (
             '[answer]\nmodel = "A"\n[[answer.field]]\nname = "a"\nkind = "list"\nitem = "B"\n'
             'max_items = 2\nrising = "time"\n[[answer.B]]\nname = "time"\nkind = "enum"\n'
             'options = ["1", "2"]\n[[answer.B]]\nname = "what"\nkind = "bool"\n',

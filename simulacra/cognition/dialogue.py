@@ -528,12 +528,12 @@ def _day_wrong(words: str, events: Sequence[str], today: str) -> bool:
     """A sentence that speaks of ``events`` on a day none of them is: the host invited Maria
     to her party of the 14th "tonight" on the 13th, and told Klaus on the 14th "we're having
     a Valentine's Day party tomorrow!" (party run of seed 1, stop 81)."""
+    dated = [(e, days) for e in events if (days := gametime.days_from_today(e, today))]
     for sentence in sentences(words):
         said = gametime.days_said(sentence, today)
         if not said:
             continue
-        dated = [(e, gametime.days_from_today(e, today)) for e in events]
-        told = [days for e, days in dated if days and _speaks_of_event(sentence, e)]
+        told = [days for e, days in dated if _speaks_of_event(sentence, e)]
         if told and not any(said & days for days in told):
             return True
     return False
@@ -541,13 +541,13 @@ def _day_wrong(words: str, events: Sequence[str], today: str) -> bool:
 
 # A place said by name: "at Hobbs Cafe", "in Oak Hill College's library".
 _PLACE_SAID = re.compile(r"\b(?:at|in) ((?:[A-Z][\w'’]*)(?: [A-Z][\w'’]*)*)")
-_WHOSE = re.compile(r"['’]s?$")
+_POSSESSIVE = re.compile(r"['’]s?$")
 
 
 def _places_said(text: str) -> list[str]:
     """The places ``text`` says by name; not one's alone ("at Isabella's"), which says whose."""
     named = _PLACE_SAID.findall(text)
-    return [_WHOSE.sub("", p) for p in named if " " in p or not _WHOSE.search(p)]
+    return [_POSSESSIVE.sub("", p) for p in named if " " in p or not _POSSESSIVE.search(p)]
 
 
 def _within(words: str, text: str) -> bool:

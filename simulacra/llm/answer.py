@@ -214,6 +214,13 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
             field=f"{where}.fixed",
             fix='an expression giving the text or "", e.g. fixed = "items.get(each, \'\')"',
         )  # fmt: skip
+    if not isinstance(raw.get("listed_above", False), bool) or (
+        raw.get("listed_above") and kind != "enum"
+    ):
+        raise UserError(
+            "listed_above is for an enum, true or false", file=path, field=f"{where}.listed_above",
+            fix="write listed_above = true on an enum field, or remove it",
+        )  # fmt: skip
     given = raw.get("given")
     if given is not None and (not isinstance(given, dict) or not given):
         raise UserError(
@@ -241,7 +248,7 @@ def _field(raw: dict, path: Path, where: str, *, named: bool = True) -> FieldSpe
         given=tuple(given.items()) if given else None,
         fixed=raw.get("fixed"),
         rising=raw.get("rising"),
-        listed_above=raw.get("listed_above") is True,
+        listed_above=raw.get("listed_above", False),
     )
 
 

@@ -20,7 +20,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -142,9 +142,13 @@ class PromptTemplate:
         ``echoes_preamble`` reads the preamble's): Klaus's note of a talk, "... which Klaus
         Mueller should remember when planning their days", then said as a line (party seed
         3c)."""
+        return not _runs(_stems(text)).isdisjoint(self._own_runs)
+
+    @cached_property
+    def _own_runs(self) -> set[tuple[str, ...]]:
+        """The runs of words of the template's own text, not across a variable."""
         own = _VARIABLE.sub(" \x00 ", f"{self.user}\n\x00\n{self.situation}")
-        runs = set().union(*(_runs(_stems(part)) for part in own.split("\x00")))
-        return not _runs(_stems(text)).isdisjoint(runs)
+        return set().union(*(_runs(_stems(part)) for part in own.split("\x00")))
 
     def render(self, *, identity: str = "", agent: str | None = None, **variables: Any) -> Prompt:
         variables = {**variables, **self.words}
