@@ -249,7 +249,7 @@ def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path)
 
     opening = {"says": "How about a Valentine's Day date? We can go together."}
     bye = {"heard": "a yes", "says": "Great, see you then!", "end": True}
-    maria, _ = build({"respond": [opening, bye]})
+    maria, maria_backend = build({"respond": [opening, bye]})
     echo = {"heard": "a date", "says": "How about a Valentine's Day date? We can go together!"}
     answer = {"heard": "a date", "says": "I would love that, Maria. Where shall we go?"}
     klaus, backend = build(
@@ -259,9 +259,12 @@ def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path)
     lines = converse(maria, klaus, now=T0, setting="in the dorm", max_utterances=8)
     assert [line.text for line in lines] == [opening["says"], answer["says"], bye["says"]]
     first, again = backend.calls("respond")
-    # Asked again, the line may not copy a long run of what was said: another seed alone
-    # gave the same sentence back three times in a run.
-    assert first.avoid == () and again.avoid == (opening["says"],)
+    # A reply may not copy a long run of what was said, from its first sample on: another seed
+    # alone gave the same sentence back three times in a run, and a reply's first sample
+    # echoed in most of a party run's talks (respond.prompt.toml).
+    assert first.avoid == again.avoid == (opening["says"],)
+    # An opening's first sample is steered from nothing: it has nothing to answer.
+    assert maria_backend.calls("respond")[0].avoid == ()
 
 
 def test_a_line_of_the_pair_s_earlier_talk_today_is_asked_again(build, tmp_path):

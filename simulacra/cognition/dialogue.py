@@ -259,6 +259,8 @@ def _next_line(
         agent.settings.conversation.line_attempts,
         rank=fresh,
         avoid=[*earlier, *(line.text for line in lines), *memos],
+        # A reply copies the line it answers unless kept from it at once (respond.prompt.toml).
+        steer_first=bool(lines),
         partner=partner,
         setting=setting,
         now=gametime.describe(now),

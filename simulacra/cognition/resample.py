@@ -16,6 +16,7 @@ def ask_until(
     attempts: int,
     rank: Callable[[Any], Any] | None = None,
     avoid: Sequence[str] = (),
+    steer_first: bool = False,
     **variables: Any,
 ) -> Any:
     """The first usable answer, asked up to ``attempts`` times, each retry with the next seed
@@ -25,13 +26,14 @@ def ask_until(
     ``avoid``: texts a retry may not copy a long run of. Another seed alone is not enough where
     copying is what the model is surest of: in the party run Isabella answered "What's your
     plan?" with her own earlier sentence under three seeds, and the talk ended there.
+    ``steer_first``: the first sample avoids them too, where copying is the rule, not bad luck.
 
     ``usable`` also runs while each answer is parsed, so what its rules refuse or rewrite
     (see repairs.py) is logged with the call that answered."""
     answers = []
     for attempt in range(attempts):
         seed = agent.settings.llm.seed + attempt if attempt else None
-        steer = avoid if attempt else ()
+        steer = avoid if attempt or steer_first else ()
         answer = agent.ask(template, seed=seed, after=usable, avoid=steer, **variables)
         if usable(answer):
             return answer
