@@ -259,7 +259,8 @@ def _next_line(
         agent.settings.conversation.line_attempts,
         rank=fresh,
         avoid=[*earlier, *(line.text for line in lines), *memos],
-        # A reply copies the line it answers unless kept from it at once (respond.prompt.toml).
+        # A reply's first sample copied the line it answers as often as not (see the `heard`
+        # field in respond.prompt.toml): it is kept from it at once, not only when asked again.
         steer_first=bool(lines),
         partner=partner,
         setting=setting,
