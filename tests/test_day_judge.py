@@ -260,6 +260,7 @@ def test_an_assistant_s_answer_is_told_from_a_person_s(line, assistant):
         ("making sure all the tables and chairs are set up for the party", None),
         ("logging into streaming platforms and chooses a game", "two verb forms"),
         ("reading books and articles related to sociology", None),  # seed 3m
+        ("painting the walls with different colors and patterns using watercolors", None),  # 3z
         # a clause with its own subject and two verbs (seed 3y)
         ("practicing streaming the game to make sure it looks and feels good", None),
         ("showering, getting dressed and having breakfast at home", None),

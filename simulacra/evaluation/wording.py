@@ -148,8 +148,21 @@ def not_doing(activity: str, names: Iterable[str]) -> str | None:
             # "to make sure it looks and feels good" (seed 3y): a clause's own two verbs
             continue
         after = tokens[i + 2] if i + 2 < len(tokens) else None
-        # A participle after it too: "reading books and articles related to sociology" (3m).
-        if after is not None and after not in words.after_plural and not is_participle(after):
+        # A participle after it too: "reading books and articles related to sociology" (3m);
+        # or two plurals, then what is done with them: "painting the walls with different
+        # colors and patterns using watercolors" (3z).
+        listed = (
+            i > 0
+            and is_noun(tokens[i - 1])
+            and tokens[i - 1].endswith("s")
+            and is_ing_verb(after or "")
+        )
+        if (
+            after is not None
+            and after not in words.after_plural
+            and not is_participle(after)
+            and not listed
+        ):
             return f"two verb forms ('{first} ... and {tokens[i + 1]}')"
     return None
 
