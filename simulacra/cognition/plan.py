@@ -477,9 +477,23 @@ def plan_day(
     return day
 
 
-# Said of the item's own hours, not those at home after a closing: "20:00 studying at home in
-# the afternoon" (party seed 3f).
-_PART_OF_DAY = re.compile(r"\s+in the (?:morning|afternoon|evening)\b", re.IGNORECASE)
+# A part of the day said after what is done, as the personas' habits say it ("studies at
+# Hobbs Cafe in the afternoon"). Copied into an item, it went on into its steps and its hours:
+# Maria's "13:00 studying at Hobbs Cafe in the afternoon" was her 11:00 hour too, and its step
+# "in the afternoon and is studying physics" (party seed 3z); at home after a closing,
+# "20:00 studying at home in the afternoon" (3f). In the plans of 19 of the 21 runs kept at
+# stop 87.
+_PART_OF_DAY = re.compile(
+    r",?\s+(?:in the (?:early |late )?(?:morning|afternoon|evening)\b"
+    r"|(?:at night|this (?:morning|afternoon|evening))(?=[\s,.;]*$))",  # "life at night in Paris"
+    re.IGNORECASE,
+)
+
+
+def _without_part_of_day(item: PlanItem) -> PlanItem:
+    """``item`` without a part of the day at the end of its activity: its hour says when."""
+    activity = _PART_OF_DAY.sub("", item.activity).strip()
+    return PlanItem.at(item.time, activity) if activity else item
 
 
 def _home_once_closed(
@@ -514,7 +528,7 @@ def _home_once_closed(
             said = where_said([building])
             if item.time < at < until and said.search(item.activity):
                 home = said.sub(" at home", item.activity, count=1)
-                out.append(PlanItem.at(at, _PART_OF_DAY.sub("", home).strip()))
+                out.append(_without_part_of_day(PlanItem.at(at, home)))
                 break
     return sorted(out, key=lambda i: i.time)
 
@@ -864,24 +878,6 @@ def _outline(
         else:
             reject(REPEATED_ITEM, item)
     return _habit_goes_on(lines, habit_spans, event_items)
-
-
-# A part of the day said after what is done, as the personas' habits say it ("studies at
-# Hobbs Cafe in the afternoon"). Copied into an item, it went on into its steps and its hours:
-# Maria's "13:00 studying at Hobbs Cafe in the afternoon" was her 11:00 hour too, and its step
-# "in the afternoon and is studying physics" (party seed 3z); "20:00 studying at home in the
-# afternoon" (3f). In the plans of 19 of the 21 runs kept at stop 87.
-_PART_OF_DAY = re.compile(
-    r",?\s+(?:in the (?:early |late )?(?:morning|afternoon|evening)|at night|this (?:morning|"
-    r"afternoon|evening))(?=[\s,.;]*$)",
-    re.IGNORECASE,
-)
-
-
-def _without_part_of_day(item: PlanItem) -> PlanItem:
-    """``item`` without a part of the day at the end of its activity: its hour says when."""
-    activity = _PART_OF_DAY.sub("", item.activity).strip()
-    return PlanItem.at(item.time, activity) if activity else item
 
 
 def _habit_goes_on(
