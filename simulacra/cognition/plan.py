@@ -491,7 +491,8 @@ _PART_OF_DAY = re.compile(
 
 
 def _without_part_of_day(item: PlanItem) -> PlanItem:
-    """``item`` without a part of the day at the end of its activity: its hour says when."""
+    """``item`` without the part of the day its activity names ("in the afternoon"; "at
+    night" at its end): its hour says when."""
     activity = _PART_OF_DAY.sub("", item.activity).strip()
     return PlanItem.at(item.time, activity) if activity else item
 
