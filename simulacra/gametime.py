@@ -55,15 +55,6 @@ def mark_dates(text: str, today: str) -> str:
 
 
 # A date with what leads to it: "on February 14th", ", February 14th (tomorrow)".
-_ON_A_DATE = re.compile(rf",?(?:\s+on)?\s+{_DATED.pattern}")
-
-
-def undated(text: str) -> str:
-    """``text`` without the dates it names: "a party at Hobbs Cafe on February 14th" -> "a
-    party at Hobbs Cafe"."""
-    return _ON_A_DATE.sub("", text).strip()
-
-
 def days_from_today(text: str, today: str, *, by_name: bool = False) -> set[int]:
     """The days from ``today`` (0 today, 1 tomorrow, -1 yesterday) of the dates ``text`` names,
     and ``by_name`` of the holidays it names ("Valentine's Day")."""

@@ -415,14 +415,15 @@ def test_every_hour_of_an_event_is_its_item_written_by_the_grammar(agent):
     assert fixed.get("19:00") != fixed["18:00"]  # the model's once it is over
 
 
-@pytest.mark.parametrize("dated", ["", " on February 14th"])
+@pytest.mark.parametrize("dated", ["", " on February 14th", " at 16:00", " at 4pm"])
 def test_an_event_written_again_at_another_hour_keeps_its_own(
     tmp_path, scripted, word_embedder, dated
 ):
     """Party run of seed 2w (stop 82): the host's "16:00 throwing a Valentine's Day party at
     Hobbs Cafe", her event item's words an hour early, took the 17:00 item as its repeat; her
     shift came back at 17:00 and the party was an hour, before its time. Seed 1t (stop 83):
-    the same with the day's date, "... at Hobbs Cafe on February 14th"."""
+    the same with the day's date, "... at Hobbs Cafe on February 14th"; seed 1w (stop 87),
+    "19:00 throwing a Valentine's Day party at Hobbs Cafe at 19:00", with its own hour."""
     lifestyle = {"wake": "06:00", "sleep": "23:00", "notes": "works at Hobbs Cafe from 8am to 8pm"}
     host = living(tmp_path / "host", lifestyle, scripted, word_embedder)
     host.currently = "Isabella is baking. Her party is on February 14th from 5pm to 7pm."

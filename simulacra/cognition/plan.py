@@ -709,10 +709,12 @@ ROUTINE_AGAIN = rule("plan.routine_again", "an hour after the morning routine sp
 
 
 def _is_event_again(item: PlanItem, event: PlanItem, today: str) -> bool:
-    """Whether ``item`` is ``event`` in its words, said with today's date or none."""
+    """Whether ``item`` is ``event`` in its words, said with today's date, an hour or
+    neither."""
     if gametime.days_from_today(item.activity, today) - {0}:
         return False  # another day's: plan.other_day
-    return gametime.undated(item.activity).lower() == gametime.undated(event.activity).lower()
+    said = gametime.before_when(item.activity).lower()
+    return bool(said) and said == gametime.before_when(event.activity).lower()
 
 
 def _is_nothing(activity: str) -> bool:
