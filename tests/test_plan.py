@@ -442,6 +442,21 @@ def test_an_event_written_again_at_another_hour_keeps_its_own(
     assert not [i for i in plan.outline if "17:00" < i[:5] < "19:00"]
 
 
+@pytest.mark.parametrize(
+    ("item", "again"),
+    [
+        ("19:00 going to Hobbs Cafe at 19:00", True),
+        ("19:00 going to Hobbs Cafe on February 14th", True),
+        ("13:00 going to Hobbs Cafe", False),  # no when of its own: maybe another visit
+        ("13:00 going to Hobbs Cafe on February 15th", False),  # another day's
+    ],
+)
+def test_an_event_again_names_a_when_of_its_own(item, again):
+    event = PlanItem("17:00 going to Hobbs Cafe on February 14th from 17:00 to 19:00")
+    today = gametime.day(DAY + timedelta(days=1))
+    assert planning._is_event_again(PlanItem(item), event, today) is again
+
+
 def test_a_talk_s_planning_note_brings_its_event_to_that_day_s_plan(agent):
     """Party run of seed 2: Klaus's note "Hobbs Cafe's Valentine's Day party on February 14th
     from 5pm to 7pm" never reached his plan for the 14th."""

@@ -710,11 +710,16 @@ ROUTINE_AGAIN = rule("plan.routine_again", "an hour after the morning routine sp
 
 def _is_event_again(item: PlanItem, event: PlanItem, today: str) -> bool:
     """Whether ``item`` is ``event`` in its words, said with today's date, an hour or
-    neither."""
-    if gametime.days_from_today(item.activity, today) - {0}:
+    neither. Only an item that names a when of its own is compared without it: "13:00 going to
+    Hobbs Cafe" is no second "17:00 going to Hobbs Cafe on February 14th from 17:00 to 19:00",
+    Maria's party item in party seed 2x."""
+    days = gametime.days_from_today(item.activity, today)
+    if days - {0}:
         return False  # another day's: plan.other_day
-    said = gametime.before_when(item.activity).lower()
-    return bool(said) and said == gametime.before_when(event.activity).lower()
+    if days or gametime.hours_named(item.activity):
+        said = gametime.before_when(item.activity).lower()
+        return bool(said) and said == gametime.before_when(event.activity).lower()
+    return item.activity.strip().lower() == event.activity.strip().lower()
 
 
 def _is_nothing(activity: str) -> bool:
