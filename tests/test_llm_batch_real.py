@@ -209,6 +209,43 @@ def test_an_option_the_grammar_requires_is_written_even_where_it_is_to_be_avoide
     assert answer.topic == event
 
 
+def test_an_answer_kept_from_a_copy_does_not_write_it_without_its_spaces(real_model):
+    """Kept from " Day" after "Valentine's", the 1.5B wrote "Valentine'sDay" (party seed 1w):
+    the word with and without the space before it is kept from alike."""
+    from dataclasses import replace
+
+    said = "See you at the Valentine's Day party at Hobbs Cafe tomorrow at five!"
+    Line = create_model("Line", __base__=Answer, says=(text(120), ...))
+    ask = Prompt(
+        "respond",
+        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
+        f'Say exactly: "{said}"',
+        agent="Isabella Rodriguez",
+        temperature=0.0,
+    )
+    steered = real_model.generate(replace(ask, avoid=(said,)), Line)
+    squashed = [w for w in steered.says.split() if w.strip(".,!?") not in said.split()]
+    joined = {a + b for a, b in zip(said.split(), said.split()[1:], strict=False)}
+    assert not {w.strip(".,!?") for w in squashed} & {j.strip(".,!?") for j in joined}
+
+
+def test_an_answer_told_not_to_say_a_name_does_not(real_model):
+    """A line asked again because it spoke of the partner names neither of the two."""
+    from dataclasses import replace
+
+    Line = create_model("Line", __base__=Answer, says=(text(120), ...))
+    ask = Prompt(
+        "respond",
+        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
+        'Say exactly: "Hello Klaus! Klaus, come to my party, Klaus!"',
+        agent="Isabella Rodriguez",
+        temperature=0.0,
+    )
+    assert "Klaus" in real_model.generate(ask, Line).says
+    told = real_model.generate(replace(ask, unsaid=("Klaus", "Isabella")), Line)
+    assert "klaus" not in told.says.lower() and "isabella" not in told.says.lower()
+
+
 def _runs(tokens: list[int], n: int) -> set[tuple[int, ...]]:
     return {tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1)}
 

@@ -32,6 +32,7 @@ differ with its size); the replay cache makes a rerun free and identical.
 from __future__ import annotations
 
 import ctypes
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -78,6 +79,7 @@ class Job:
     presence_penalty: float = 0.0
     avoid: tuple[tuple[int, ...], ...] = ()  # token runs the answer may not copy AVOID_RUN of
     banned: np.ndarray | None = None  # tokens never sampled (a script the prompt has none of)
+    unsaid: tuple[str, ...] = ()  # words the answer may not write, in lower case
     ahead: Ahead | None = None  # what the answer's schema fixes next (drafted)
     # filled while decoding
     answer: list[int] = field(default_factory=list)
@@ -88,6 +90,7 @@ class Job:
     sample_seconds: float = 0.0
     resampled: int = 0  # tokens the grammar rejected, sampled again under the mask
     drafted: int = 0  # tokens drafted from the prompt (prompt lookup)
+    word: str = ""  # the letters of the word the answer ends in (for ``unsaid``)
     kept: int = 0  # drafted tokens that were the ones sampled
     fixed_drafted: int = 0  # of those drafted and kept, the schema's fixed text
     fixed_kept: int = 0
@@ -378,25 +381,25 @@ class BatchDecoder:
             lib.llama_get_logits_ith(self._ctx, index), shape=(self.n_vocab,)
         )
         raw = logits
-        copying = _copying(job.answer, job.avoid)
+        copying = self._spellings(_copying(job.answer, job.avoid))
         if copying or job.banned is not None:
             logits = logits.copy()  # llama.cpp's buffer is read again for a drafted position
             if job.banned is not None:
                 logits[job.banned] = -np.inf
             logits[list(copying)] = -np.inf
-        token = self._pick(slot.chain, logits, mask=None)
-        if slot.grammar is not None and not self._allowed(slot.grammar, token):
-            job.resampled += 1
-            token = self._pick(slot.chain, logits, mask=slot.grammar)
-            if logits is not raw and not self._allowed(slot.grammar, token):
-                # The grammar allows only tokens the answer was to avoid (an enum option that
-                # a memo to avoid copying also holds): the grammar is a must, avoiding is not.
-                # Sampled from nothing allowed, the token would abort llama.cpp's grammar.
-                token = self._pick(slot.chain, raw, mask=slot.grammar)
+        token = self._choose(slot, logits, raw)
+        for _ in range(UNSAID_TRIES):
+            if not _writes_unsaid(job.word, self._piece(token), job.unsaid):
+                break
+            logits = logits.copy() if logits is raw else logits
+            logits[token] = -np.inf
+            token = self._choose(slot, logits, raw)
         lib.llama_sampler_accept(slot.chain, token)
         done = bool(lib.llama_vocab_is_eog(self._vocab, token))
         if not done:
             job.answer.append(token)
+            if job.unsaid:
+                job.word = _LAST_WORD.search(job.word + self._piece(token)).group()
             if job.ahead is not None:
                 job.ahead.feed(self._piece(token))
             if slot.grammar is not None:
@@ -405,6 +408,19 @@ class BatchDecoder:
                 done = self._allowed(slot.grammar, self._end)
         job.sample_seconds += time.perf_counter() - start
         return done or len(job.answer) >= job.max_tokens
+
+    def _choose(self, slot: _Slot, logits: np.ndarray, raw: np.ndarray) -> int:
+        """A token sampled from ``logits`` that the grammar allows."""
+        token = self._pick(slot.chain, logits, mask=None)
+        if slot.grammar is not None and not self._allowed(slot.grammar, token):
+            slot.job.resampled += 1
+            token = self._pick(slot.chain, logits, mask=slot.grammar)
+            if logits is not raw and not self._allowed(slot.grammar, token):
+                # The grammar allows only tokens the answer was to avoid (an enum option that
+                # a memo to avoid copying also holds): the grammar is a must, avoiding is not.
+                # Sampled from nothing allowed, the token would abort llama.cpp's grammar.
+                token = self._pick(slot.chain, raw, mask=slot.grammar)
+        return token
 
     def _draft(self, job: Job) -> tuple[list[int], bool]:
         """The tokens the answer's schema fixes next, else those that followed the answer's
@@ -444,6 +460,17 @@ class BatchDecoder:
         if piece is None:
             piece = self._pieces[token] = self._detokenize([token])
         return piece
+
+    def _spellings(self, tokens: set[int]) -> set[int]:
+        """``tokens`` and the first token of each one's word with and without the space before
+        it: kept from " Day" after "Valentine's", the 1.5B wrote "Valentine'sDay" ("Oak
+        HillCollege", "from5pm"), the copy a reader sees all the same."""
+        spelt = set(tokens)
+        for token in tokens:
+            word = self._piece(token).lstrip()
+            if word:
+                spelt.update(self._tokens_of(form)[0] for form in (word, " " + word))
+        return spelt
 
     def _tokens_of(self, text: str) -> list[int]:
         tokens = self._fixed_tokens.get(text)
@@ -559,6 +586,32 @@ class SavedPrefixes:
             lib.llama_memory_seq_rm(decoder._mem, seq, -1, -1)
             return False
         return True
+
+
+# A word of ``unsaid`` is kept out by its first UNSAID_LETTERS letters, whatever the tokens that
+# spell them: the 1.5B writes " Klaus" as one token, and "Klaus" at the start of a line as "K"
+# and "laus". Fewer letters would keep out words that begin alike ("Is" of "Isabella").
+UNSAID_LETTERS = 4
+UNSAID_TRIES = 8  # tokens sampled again before one that writes a word unsaid is let through
+_LAST_WORD = re.compile(r"[^\W\d_]*$")
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _writes_unsaid(word: str, piece: str, unsaid: tuple[str, ...]) -> bool:
+    """Whether ``piece``, after an answer that ends in the letters ``word``, writes the first
+    letters of a word of ``unsaid`` (or the whole of a shorter one): a word that begins so is
+    that word, or a slip of its spelling."""
+    if not unsaid:
+        return False
+    text = word + piece
+    for run in _WORD.finditer(text):
+        if run.end() <= len(word):
+            continue  # written before this piece
+        letters = run.group().lower()
+        for name in unsaid:
+            if len(letters) >= min(UNSAID_LETTERS, len(name)) and name.startswith(letters):
+                return True
+    return False
 
 
 def _copying(answer: list[int], avoid: tuple[tuple[int, ...], ...]) -> set[int]:

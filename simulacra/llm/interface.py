@@ -31,6 +31,9 @@ class Prompt:
     # Texts the answer may not copy a long run of tokens from (a line asked for again because
     # it echoed one said before). A backend that cannot steer its sampling ignores them.
     avoid: tuple[str, ...] = ()
+    # Words the answer may not write at all (the two names of a line asked again because it
+    # spoke of one of them); a backend that cannot steer its sampling ignores them too.
+    unsaid: tuple[str, ...] = ()
     # What the template was rendered with: for the scripted test model, which answers from
     # them rather than by reading the text. Not part of what the model is sent.
     variables: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)

@@ -181,13 +181,15 @@ class PromptTemplate:
         seed: int | None = None,
         after: Callable[[Any], object] | None = None,
         avoid: Sequence[str] = (),
+        unsaid: Sequence[str] = (),
         **variables: Any,
     ) -> Any:
         """Render, generate under the bound schema, return the parsed answer.
 
         ``after``: what the caller will do with the answer (drop items of it, judge whether to
         ask again), run once as it is parsed so that its repairs are logged with the call.
-        ``avoid``: texts the answer may not copy a long run of (see Prompt)."""
+        ``avoid``: texts the answer may not copy a long run of; ``unsaid``: words it may not
+        write (see Prompt)."""
         if self.fit:
             variables = shortened_to_fit(
                 variables,
@@ -197,8 +199,8 @@ class PromptTemplate:
                 ),
             )
         prompt = self.render(identity=identity, agent=agent, **variables)
-        if avoid:
-            prompt = replace(prompt, avoid=tuple(avoid))
+        if avoid or unsaid:
+            prompt = replace(prompt, avoid=tuple(avoid), unsaid=tuple(unsaid))
         schema = self.schema(**variables)
         if after is not None:
             schema = after_parse(schema, after)
