@@ -263,6 +263,9 @@ def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path)
     # alone gave the same sentence back three times in a run, and a reply's first sample
     # echoed in most of a party run's talks (respond.prompt.toml).
     assert first.avoid == again.avoid == (opening["says"],)
+    # Asked again, it names neither of the two (party seed 1w: "... with Klaus Mueller!" to
+    # Klaus); the first sample may ("Hi Maria!").
+    assert first.unsaid == () and again.unsaid == (klaus.name.split()[0], maria.name.split()[0])
     # An opening's first sample is steered from nothing: it has nothing to answer.
     assert maria_backend.calls("respond")[0].avoid == ()
 
@@ -290,10 +293,13 @@ def test_a_line_of_the_pair_s_earlier_talk_today_is_asked_again(build, tmp_path)
 def test_a_line_said_back_with_the_names_swapped_is_an_echo():
     """README run, stop 82: Maria's "I'm so nervous, Klaus Mueller." answered by Klaus's
     "I'm so nervous, Maria Lopez." A greeting given back is a greeting."""
-    from simulacra.cognition.dialogue import ECHO, Line, _fault
+    from simulacra.cognition.dialogue import ECHO, Line, _faults
 
     def fault(words, said):
-        return _fault(words, [Line("Maria Lopez", said)], "Klaus Mueller", "Maria Lopez", [])
+        return next(
+            iter(_faults(words, [Line("Maria Lopez", said)], "Klaus Mueller", "Maria Lopez", [])),
+            None,
+        )
 
     assert fault("I'm so nervous, Maria Lopez.", "I'm so nervous, Klaus Mueller.") is ECHO
     assert fault("Hello Maria! How are you?", "Hello Klaus, how are you?") is ECHO
@@ -376,6 +382,12 @@ def test_an_event_spoken_of_on_another_day_or_at_another_place_is_asked_again():
     assert not _day_wrong("See you at the party tomorrow!", known, monday)
     assert not _day_wrong("What are you doing tonight? The party is tomorrow.", known, monday)
     assert not _day_wrong("Any plans this weekend?", known, monday)  # no event spoken of
+    # party seed 1w, Tuesday: Maria, who knew the party by its holiday, to Klaus
+    by_holiday = ["the Valentine's Day party at Hobbs Cafe from 5pm to 7pm"]
+    tuesday = "Tuesday February 14, 2023"
+    assert _day_wrong("Are you coming to the party on February 13?", by_holiday, tuesday)
+    assert not _day_wrong("Are you coming to the party on February 14?", by_holiday, tuesday)
+    assert not _day_wrong("See you at the party tonight!", by_holiday, tuesday)
     wrong = "The Valentine's Day party at Oak Hill College from 5pm to 7pm."
     assert _place_wrong(wrong, known) and not _place_wrong(wrong, [])
     assert _place_wrong("I'm excited about the party at Hobbs Cafe at Oak Hill!", known)
@@ -412,10 +424,13 @@ def test_a_planning_note_that_names_a_place_the_talk_did_not_is_asked_again(buil
 def test_a_question_handed_back_is_asked_again():
     """Party seed 1s: to Klaus's "I'm doing well, thanks. What about you?" Maria said "Oh,
     that's nice! How about you?", and later, to his news of his paper, "What about you?"."""
-    from simulacra.cognition.dialogue import ASKED_BACK, Line, _fault
+    from simulacra.cognition.dialogue import ASKED_BACK, Line, _faults
 
     def fault(words: str, last: str):
-        return _fault(words, [Line("Maria Lopez", last)], "Klaus Mueller", "Maria Lopez", [])
+        return next(
+            iter(_faults(words, [Line("Maria Lopez", last)], "Klaus Mueller", "Maria Lopez", [])),
+            None,
+        )
 
     handed = "I'm doing well, thanks. What about you?"
     assert fault("Oh, that's nice! How about you?", handed) == ASKED_BACK
@@ -427,25 +442,32 @@ def test_a_question_handed_back_is_asked_again():
 
 def test_a_plan_s_outline_said_aloud_is_asked_again():
     """README run, stop 83: Klaus answered Maria with his plan's outline."""
-    from simulacra.cognition.dialogue import PLAN_SAID, _fault
+    from simulacra.cognition.dialogue import PLAN_SAID, _faults
 
     def fault(words: str):
-        return _fault(words, [], "Klaus Mueller", "Maria Lopez", [])
+        return next(iter(_faults(words, [], "Klaus Mueller", "Maria Lopez", [])), None)
 
     outline = (
         "00 showering, getting dressed and having breakfast at home; 08:00 reading in the "
         "library in the morning; 13:00 writing at Hobbs Cafe in the afternoon"
     )
     assert fault(outline) == PLAN_SAID
+    # bench_town, stop 87: the outline without its hours
+    recited = (
+        "I'm going to wake up at 07:00, shower, get dressed, have breakfast at home, read in "
+        "the library, write at Hobbs Cafe, write at home, and write a research paper."
+    )
+    assert fault(recited) == PLAN_SAID
+    assert fault("We'll have balloons, streamers, cake, music, and games at 17:00!") is None
     assert fault("I'm reading until 13:00, then writing at Hobbs Cafe. Join me at 15:00?") is None
     assert fault("See you at 17:00 sharp!") is None
 
 
 def test_a_time_cut_short_is_asked_again():
-    from simulacra.cognition.dialogue import CUT_TIME, _fault
+    from simulacra.cognition.dialogue import CUT_TIME, _faults
 
     def fault(words: str):
-        return _fault(words, [], "Klaus Mueller", "Maria Lopez", [])
+        return next(iter(_faults(words, [], "Klaus Mueller", "Maria Lopez", [])), None)
 
     # README run, stop 81
     assert fault("I look forward to it too! Let's plan the meeting at 2:0 PM.") == CUT_TIME
@@ -867,3 +889,16 @@ def test_an_opening_no_seed_made_worth_saying_is_the_one_with_the_fewest_faults(
     got = next_line(agent, "Maria Lopez", [], now=T0, setting="at the cafe")
     assert len(backend.calls("respond")) == 3
     assert got.says == untimed["says"]
+
+
+def test_among_broken_openings_the_one_with_fewer_faults_is_said(build):
+    """Party seed 1w: every seed of Maria's opening was refused, and the first was said,
+    naming both of them ("I'm excited to ask Klaus Mueller ..., Klaus Mueller will be out for
+    coffee with Maria Lopez")."""
+    from simulacra.cognition.dialogue import next_line
+
+    both = {"says": "Isabella Rodriguez would love to ask Klaus Mueller for coffee!"}
+    partner = {"says": "I'd love to ask Klaus Mueller for coffee!"}
+    agent, backend = build({"respond": [both, partner, partner]})
+    got = next_line(agent, "Klaus Mueller", [], now=T0, setting="at the cafe")
+    assert len(backend.calls("respond")) == 3 and got.says == partner["says"]

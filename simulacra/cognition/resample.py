@@ -17,6 +17,7 @@ def ask_until(
     rank: Callable[[Any], Any] | None = None,
     avoid: Sequence[str] = (),
     steer_first: bool = False,
+    unsaid: Sequence[str] = (),
     **variables: Any,
 ) -> Any:
     """The first usable answer, asked up to ``attempts`` times, each retry with the next seed
@@ -27,6 +28,7 @@ def ask_until(
     copying is what the model is surest of: in the party run Isabella answered "What's your
     plan?" with her own earlier sentence under three seeds, and the talk ended there.
     ``steer_first``: the first sample avoids them too, where copying is the rule, not bad luck.
+    ``unsaid``: words a retry may not write at all.
 
     ``usable`` also runs while each answer is parsed, so what its rules refuse or rewrite
     (see repairs.py) is logged with the call that answered."""
@@ -34,7 +36,14 @@ def ask_until(
     for attempt in range(attempts):
         seed = agent.settings.llm.seed + attempt if attempt else None
         steer = avoid if attempt or steer_first else ()
-        answer = agent.ask(template, seed=seed, after=usable, avoid=steer, **variables)
+        answer = agent.ask(
+            template,
+            seed=seed,
+            after=usable,
+            avoid=steer,
+            unsaid=unsaid if attempt else (),
+            **variables,
+        )
         if usable(answer):
             return answer
         answers.append(answer)
