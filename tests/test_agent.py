@@ -265,7 +265,10 @@ def test_a_line_that_echoes_is_asked_again_and_the_talk_goes_on(build, tmp_path)
     assert first.avoid == again.avoid == (opening["says"],)
     # Asked again, it names neither of the two (party seed 1w: "... with Klaus Mueller!" to
     # Klaus); the first sample may ("Hi Maria!").
-    assert first.unsaid == () and again.unsaid == (klaus.name.split()[0], maria.name.split()[0])
+    assert first.unwritten == () and again.unwritten == (
+        klaus.name.split()[0],
+        maria.name.split()[0],
+    )
     # An opening's first sample is steered from nothing: it has nothing to answer.
     assert maria_backend.calls("respond")[0].avoid == ()
 

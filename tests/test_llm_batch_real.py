@@ -242,7 +242,7 @@ def test_an_answer_told_not_to_say_a_name_does_not(real_model):
         temperature=0.0,
     )
     assert "Klaus" in real_model.generate(ask, Line).says
-    told = real_model.generate(replace(ask, unsaid=("Klaus", "Isabella")), Line)
+    told = real_model.generate(replace(ask, unwritten=("Klaus", "Isabella")), Line)
     assert "klaus" not in told.says.lower() and "isabella" not in told.says.lower()
 
 

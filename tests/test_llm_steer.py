@@ -2,7 +2,7 @@
 
 import pytest
 
-from simulacra.llm.batch import _writes_unsaid
+from simulacra.llm.batch import _writes_unwritten
 
 NAMES = ("klaus", "isabella", "al")
 
@@ -24,5 +24,5 @@ NAMES = ("klaus", "isabella", "al")
         ("Klaus", "!", False),  # written before this piece
     ],
 )
-def test_a_piece_that_writes_an_unsaid_word_is_told(word, piece, writes):
-    assert _writes_unsaid(word, piece, NAMES) is writes
+def test_a_piece_that_writes_an_unwritten_word_is_told(word, piece, writes):
+    assert _writes_unwritten(word, piece, NAMES) is writes

@@ -278,7 +278,7 @@ def _next_line(
         # who speaks to whom kept on ("I'm so excited to plan this party with Klaus Mueller!",
         # to Klaus: 9 of 45 openings of party seed 1w refused so, 2 of its 4 judge items).
         # "Hi Klaus!" is lost with it, and nothing a reader misses.
-        unsaid=[agent.name.split()[0], partner.split()[0]],
+        unwritten=[agent.name.split()[0], partner.split()[0]],
         partner=partner,
         setting=setting,
         now=gametime.describe(now),

@@ -17,7 +17,7 @@ def ask_until(
     rank: Callable[[Any], Any] | None = None,
     avoid: Sequence[str] = (),
     steer_first: bool = False,
-    unsaid: Sequence[str] = (),
+    unwritten: Sequence[str] = (),
     **variables: Any,
 ) -> Any:
     """The first usable answer, asked up to ``attempts`` times, each retry with the next seed
@@ -28,7 +28,7 @@ def ask_until(
     copying is what the model is surest of: in the party run Isabella answered "What's your
     plan?" with her own earlier sentence under three seeds, and the talk ended there.
     ``steer_first``: the first sample avoids them too, where copying is the rule, not bad luck.
-    ``unsaid``: words a retry may not write at all.
+    ``unwritten``: words a retry may not write at all.
 
     ``usable`` also runs while each answer is parsed, so what its rules refuse or rewrite
     (see repairs.py) is logged with the call that answered."""
@@ -41,7 +41,7 @@ def ask_until(
             seed=seed,
             after=usable,
             avoid=steer,
-            unsaid=unsaid if attempt else (),
+            unwritten=unwritten if attempt else (),
             **variables,
         )
         if usable(answer):

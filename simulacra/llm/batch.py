@@ -79,7 +79,7 @@ class Job:
     presence_penalty: float = 0.0
     avoid: tuple[tuple[int, ...], ...] = ()  # token runs the answer may not copy AVOID_RUN of
     banned: np.ndarray | None = None  # tokens never sampled (a script the prompt has none of)
-    unsaid: tuple[str, ...] = ()  # words the answer may not write, in lower case
+    unwritten: tuple[str, ...] = ()  # words the answer may not write, in lower case
     ahead: Ahead | None = None  # what the answer's schema fixes next (drafted)
     # filled while decoding
     answer: list[int] = field(default_factory=list)
@@ -90,7 +90,7 @@ class Job:
     sample_seconds: float = 0.0
     resampled: int = 0  # tokens the grammar rejected, sampled again under the mask
     drafted: int = 0  # tokens drafted from the prompt (prompt lookup)
-    word: str = ""  # the letters of the word the answer ends in (for ``unsaid``)
+    word: str = ""  # the letters of the word the answer ends in (for ``unwritten``)
     kept: int = 0  # drafted tokens that were the ones sampled
     fixed_drafted: int = 0  # of those drafted and kept, the schema's fixed text
     fixed_kept: int = 0
@@ -388,8 +388,8 @@ class BatchDecoder:
                 logits[job.banned] = -np.inf
             logits[list(copying)] = -np.inf
         token = self._choose(slot, logits, raw)
-        for _ in range(UNSAID_TRIES):
-            if not _writes_unsaid(job.word, self._piece(token), job.unsaid):
+        for _ in range(UNWRITTEN_TRIES):
+            if not _writes_unwritten(job.word, self._piece(token), job.unwritten):
                 break
             logits = logits.copy() if logits is raw else logits
             logits[token] = -np.inf
@@ -398,7 +398,7 @@ class BatchDecoder:
         done = bool(lib.llama_vocab_is_eog(self._vocab, token))
         if not done:
             job.answer.append(token)
-            if job.unsaid:
+            if job.unwritten:
                 job.word = _LAST_WORD.search(job.word + self._piece(token)).group()
             if job.ahead is not None:
                 job.ahead.feed(self._piece(token))
@@ -588,28 +588,28 @@ class SavedPrefixes:
         return True
 
 
-# A word of ``unsaid`` is kept out by its first UNSAID_LETTERS letters, whatever the tokens that
-# spell them: the 1.5B writes " Klaus" as one token, and "Klaus" at the start of a line as "K"
-# and "laus". Fewer letters would keep out words that begin alike ("Is" of "Isabella").
-UNSAID_LETTERS = 4
-UNSAID_TRIES = 8  # tokens sampled again before one that writes a word unsaid is let through
+# A word an answer may not write is kept out by its first UNWRITTEN_LETTERS letters, whatever
+# the tokens that spell them: the 1.5B writes " Klaus" as one token, and "Klaus" at the start of
+# a line as "K" and "laus". Fewer letters would keep out words that begin alike ("Is").
+UNWRITTEN_LETTERS = 4
+UNWRITTEN_TRIES = 8  # tokens sampled again before one that writes such a word is let through
 _LAST_WORD = re.compile(r"[^\W\d_]*$")
 _WORD = re.compile(r"[^\W\d_]+")
 
 
-def _writes_unsaid(word: str, piece: str, unsaid: tuple[str, ...]) -> bool:
+def _writes_unwritten(word: str, piece: str, unwritten: tuple[str, ...]) -> bool:
     """Whether ``piece``, after an answer that ends in the letters ``word``, writes the first
-    letters of a word of ``unsaid`` (or the whole of a shorter one): a word that begins so is
-    that word, or a slip of its spelling."""
-    if not unsaid:
+    letters of one of the ``unwritten`` words (or the whole of a shorter one): a word that
+    begins so is that word, or a slip of its spelling."""
+    if not unwritten:
         return False
     text = word + piece
     for run in _WORD.finditer(text):
         if run.end() <= len(word):
             continue  # written before this piece
         letters = run.group().lower()
-        for name in unsaid:
-            if len(letters) >= min(UNSAID_LETTERS, len(name)) and name.startswith(letters):
+        for name in unwritten:
+            if len(letters) >= min(UNWRITTEN_LETTERS, len(name)) and name.startswith(letters):
                 return True
     return False
 

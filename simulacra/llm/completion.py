@@ -26,7 +26,7 @@ class Request:
     seed: int
     presence_penalty: float = 0.0  # lowers the odds of a token already in the recent output
     avoid: tuple[str, ...] = ()  # texts the answer may not copy a long run of tokens from
-    unsaid: tuple[str, ...] = ()  # words the answer may not write
+    unwritten: tuple[str, ...] = ()  # words the answer may not write
     # The template's variables (see Prompt): for the scripted test model; never sent, no key.
     variables: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -40,8 +40,8 @@ class Request:
             del fields["presence_penalty"]
         if not self.avoid:
             del fields["avoid"]
-        if not self.unsaid:
-            del fields["unsaid"]
+        if not self.unwritten:
+            del fields["unwritten"]
         fields["schema"] = json.dumps(self.schema)  # field order matters: the grammar follows it
         blob = json.dumps({"model": model_identity, **fields}, sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()

@@ -33,7 +33,7 @@ class Prompt:
     avoid: tuple[str, ...] = ()
     # Words the answer may not write at all (the two names of a line asked again because it
     # spoke of one of them); a backend that cannot steer its sampling ignores them too.
-    unsaid: tuple[str, ...] = ()
+    unwritten: tuple[str, ...] = ()
     # What the template was rendered with: for the scripted test model, which answers from
     # them rather than by reading the text. Not part of what the model is sent.
     variables: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)

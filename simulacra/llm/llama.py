@@ -260,7 +260,7 @@ class LlamaCppModel:
             presence_penalty=request.presence_penalty,
             avoid=tuple(tuple(self.plain_tokens(text)) for text in request.avoid),
             banned=None if _FAR_EAST.search(request.system + request.user) else self._far_east(),
-            unsaid=tuple(word.lower() for word in request.unsaid),
+            unwritten=tuple(word.lower() for word in request.unwritten),
         )
         return self._decoder.complete(job).result
 

@@ -56,7 +56,7 @@ class StructuredModel(LanguageModel):
             seed=self.settings.seed if seed is None else seed,
             presence_penalty=prompt.presence_penalty,
             avoid=prompt.avoid,
-            unsaid=prompt.unsaid,
+            unwritten=prompt.unwritten,
             variables=prompt.variables,
         )
 

@@ -181,14 +181,14 @@ class PromptTemplate:
         seed: int | None = None,
         after: Callable[[Any], object] | None = None,
         avoid: Sequence[str] = (),
-        unsaid: Sequence[str] = (),
+        unwritten: Sequence[str] = (),
         **variables: Any,
     ) -> Any:
         """Render, generate under the bound schema, return the parsed answer.
 
         ``after``: what the caller will do with the answer (drop items of it, judge whether to
         ask again), run once as it is parsed so that its repairs are logged with the call.
-        ``avoid``: texts the answer may not copy a long run of; ``unsaid``: words it may not
+        ``avoid``: texts the answer may not copy a long run of; ``unwritten``: words it may not
         write (see Prompt)."""
         if self.fit:
             variables = shortened_to_fit(
@@ -199,8 +199,8 @@ class PromptTemplate:
                 ),
             )
         prompt = self.render(identity=identity, agent=agent, **variables)
-        if avoid or unsaid:
-            prompt = replace(prompt, avoid=tuple(avoid), unsaid=tuple(unsaid))
+        if avoid or unwritten:
+            prompt = replace(prompt, avoid=tuple(avoid), unwritten=tuple(unwritten))
         schema = self.schema(**variables)
         if after is not None:
             schema = after_parse(schema, after)
