@@ -466,6 +466,17 @@ def test_a_plan_s_outline_said_aloud_is_asked_again():
     assert fault("See you at 17:00 sharp!") is None
 
 
+def test_an_assistant_s_words_are_asked_again():
+    from simulacra.cognition.dialogue import ASSISTANT, _faults
+
+    def fault(words: str):
+        return next(iter(_faults(words, [], "Klaus Mueller", "Maria Lopez", [])), None)
+
+    assert fault("Hello, how can I assist you today?") == ASSISTANT  # party seed 2y
+    assert fault("Thank you. I'm excited too. Do you have any other questions?") == ASSISTANT
+    assert fault("Happy to help with the decorations! Any questions, ask me.") is None
+
+
 def test_a_time_cut_short_is_asked_again():
     from simulacra.cognition.dialogue import CUT_TIME, _faults
 

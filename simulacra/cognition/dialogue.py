@@ -118,6 +118,9 @@ PLAN_SAID = rule(
     'a plan\'s outline said aloud, "08:00 reading; 13:00 writing", or a list of six doings '
     "(asked again)",
 )
+ASSISTANT = rule(
+    "line.assistant", '"How can I assist you today?": a chat assistant\'s words (asked again)'
+)
 ASKED_BACK = rule(
     "line.asked_back",
     '"What about you?" as the whole line, or after the partner\'s own (asked again)',
@@ -402,6 +405,7 @@ def _faults(
         (CUT_TIME, lambda: _CUT_TIME.search(words) is not None),
         (ASKED_BACK, lambda: _asked_back(words, lines[-1].text if lines else "")),
         (PLAN_SAID, lambda: len(_PLAN_ITEM.findall(words)) >= 2 or _read_out(words)),
+        (ASSISTANT, lambda: _ASSISTANT.search(words) is not None),
     ]
     return list(dict.fromkeys(rule for rule, found in faults if found()))
 
@@ -526,6 +530,16 @@ def _read_out(words: str) -> bool:
         if len(short) >= _READ_OUT_PIECES:
             return True
     return False
+
+
+# A chat assistant's words, which no resident says: the host's second seed of an opening to
+# Klaus, "Hello, how can I assist you today?" (party seed 2y), and Maria's "Do you have any
+# other questions?" (2x). "Assist" in any form: people say "help".
+_ASSISTANT = re.compile(
+    r"\bassist(?:s|ed|ing|ance|ant)?\b|\bas an ai\b|\blanguage model\b"
+    r"|\bany (?:other|more|further) questions\b",
+    re.IGNORECASE,
+)
 
 
 # A question handed back, a whole sentence: Klaus asked Maria "What about you?" after his
