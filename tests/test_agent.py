@@ -391,6 +391,11 @@ def test_an_event_spoken_of_on_another_day_or_at_another_place_is_asked_again():
     assert _day_wrong("Are you coming to the party on February 13?", by_holiday, tuesday)
     assert not _day_wrong("Are you coming to the party on February 14?", by_holiday, tuesday)
     assert not _day_wrong("See you at the party tonight!", by_holiday, tuesday)
+    # party seed 2y, Tuesday: Klaus to the host, of her party at its hour
+    big = "I'm excited to meet you for a big party tomorrow at 5 PM."
+    assert _day_wrong(big, by_holiday, tuesday)
+    assert not _day_wrong(big, by_holiday, "Monday February 13, 2023")
+    assert not _day_wrong("Is there a party tomorrow at 9 PM?", by_holiday, tuesday)  # not its hour
     wrong = "The Valentine's Day party at Oak Hill College from 5pm to 7pm."
     assert _place_wrong(wrong, known) and not _place_wrong(wrong, [])
     assert _place_wrong("I'm excited about the party at Hobbs Cafe at Oak Hill!", known)

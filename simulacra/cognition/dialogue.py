@@ -567,12 +567,19 @@ def _asked_back(words: str, last: str) -> bool:
 def _speaks_of_event(sentence: str, event: str) -> bool:
     """Whether ``sentence`` speaks of ``event``: names it by a run of its words, or by its
     head after a word that points to one known ("the party", "our Valentine's Day party"):
-    the host asked Klaus on the 13th about "the party tonight" (party seed 1v)."""
+    the host asked Klaus on the 13th about "the party tonight" (party seed 1v); or by its head
+    and one of its hours: Klaus told the host on the 14th of "a big party tomorrow at 5 PM"
+    (party seed 2y)."""
     if _names_event(sentence, event):
         return True
     head = event_head(event)
+    if not head:
+        return False
     pointed = rf"\b(?:the|our|your|my|her|his|this|that)\s+(?:[\w'’]+\s+){{0,3}}?{head}\b"
-    return bool(head) and re.search(pointed, sentence, re.I) is not None
+    if re.search(pointed, sentence, re.I):
+        return True
+    at_its_hour = set(gametime.hours_named(sentence)) & set(gametime.hours_named(event))
+    return bool(at_its_hour) and re.search(rf"\b{re.escape(head)}\b", sentence, re.I) is not None
 
 
 def _day_wrong(words: str, events: Sequence[str], today: str) -> bool:
