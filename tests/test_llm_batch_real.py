@@ -165,6 +165,20 @@ def test_drafting_from_the_prompt_keeps_the_answer_and_skips_passes(tmp_path):
     assert 0 < logs[1]["kept"] <= logs[1]["drafted"]
 
 
+Line = create_model("Line", __base__=Answer, says=(text(120), ...))
+
+
+def as_host(task: str) -> Prompt:
+    """A greedy ``respond`` prompt for the host."""
+    return Prompt(
+        "respond",
+        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
+        task,
+        agent="Isabella Rodriguez",
+        temperature=0.0,
+    )
+
+
 def test_an_answer_asked_to_avoid_a_text_copies_no_long_run_of_it(real_model):
     """The retry of an echoed line: greedy, SmolLM2 copies the sentence it is shown; told to
     avoid it, no AVOID_RUN tokens in a row of it come back."""
@@ -173,13 +187,8 @@ def test_an_answer_asked_to_avoid_a_text_copies_no_long_run_of_it(real_model):
     from simulacra.llm.batch import AVOID_RUN
 
     said = "I'm excited to see how it goes and to have some fun with my friends and customers!"
-    Line = create_model("Line", __base__=Answer, says=(text(120), ...))
-    ask = Prompt(
-        "respond",
-        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
-        f'You said: "{said}" Klaus asks: "What is your plan?" Say your line again, word for word.',
-        agent="Isabella Rodriguez",
-        temperature=0.0,
+    ask = as_host(
+        f'You said: "{said}" Klaus asks: "What is your plan?" Say your line again, word for word.'
     )
     free = real_model.generate(ask, Line)
     steered = real_model.generate(replace(ask, avoid=(said,)), Line)
@@ -198,13 +207,7 @@ def test_an_option_the_grammar_requires_is_written_even_where_it_is_to_be_avoide
 
     event = "Isabella Rodriguez's Valentine's Day party at Hobbs Cafe on February 14th from 5pm"
     Topic = create_model("Topic", __base__=Answer, topic=(one_of([event]), ...))
-    ask = Prompt(
-        "respond",
-        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
-        "What do you bring up with Klaus?",
-        agent="Isabella Rodriguez",
-        temperature=0.0,
-    )
+    ask = as_host("What do you bring up with Klaus?")
     answer = real_model.generate(replace(ask, avoid=(f"I told Klaus of {event}.",)), Topic)
     assert answer.topic == event
 
@@ -215,14 +218,7 @@ def test_an_answer_kept_from_a_copy_does_not_write_it_without_its_spaces(real_mo
     from dataclasses import replace
 
     said = "See you at the Valentine's Day party at Hobbs Cafe tomorrow at five!"
-    Line = create_model("Line", __base__=Answer, says=(text(120), ...))
-    ask = Prompt(
-        "respond",
-        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
-        f'Say exactly: "{said}"',
-        agent="Isabella Rodriguez",
-        temperature=0.0,
-    )
+    ask = as_host(f'Say exactly: "{said}"')
     steered = real_model.generate(replace(ask, avoid=(said,)), Line)
     squashed = [w for w in steered.says.split() if w.strip(".,!?") not in said.split()]
     joined = {a + b for a, b in zip(said.split(), said.split()[1:], strict=False)}
@@ -233,14 +229,7 @@ def test_an_answer_told_not_to_say_a_name_does_not(real_model):
     """A line asked again because it spoke of the partner names neither of the two."""
     from dataclasses import replace
 
-    Line = create_model("Line", __base__=Answer, says=(text(120), ...))
-    ask = Prompt(
-        "respond",
-        "You are Isabella Rodriguez, who runs Hobbs Cafe.",
-        'Say exactly: "Hello Klaus! Klaus, come to my party, Klaus!"',
-        agent="Isabella Rodriguez",
-        temperature=0.0,
-    )
+    ask = as_host('Say exactly: "Hello Klaus! Klaus, come to my party, Klaus!"')
     assert "Klaus" in real_model.generate(ask, Line).says
     told = real_model.generate(replace(ask, unwritten=("Klaus", "Isabella")), Line)
     assert "klaus" not in told.says.lower() and "isabella" not in told.says.lower()
@@ -259,7 +248,6 @@ def test_a_prompt_in_english_gets_no_chinese_back(real_model):
     banned = set(far_east_tokens(backend._load()).tolist())
     assert backend.plain_tokens("你好")[0] in banned
     assert not banned & set(backend.plain_tokens("Hello, café “party” at 5pm — ok?"))
-    Line = create_model("Line", __base__=Answer, says=(text(60), ...))
     ask = Prompt("respond", "You speak Chinese.", "Say hello in Chinese characters.", agent="A")
     assert not _FAR_EAST.search(real_model.generate(ask, Line).says)
 
