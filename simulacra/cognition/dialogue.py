@@ -280,8 +280,9 @@ def _next_line(
         # Nor, asked again, does it name either of the two: a small model that lost track of
         # who speaks to whom kept on ("I'm so excited to plan this party with Klaus Mueller!",
         # to Klaus: 9 of 45 openings of party seed 1w refused so, 2 of its 4 judge items).
-        # "Hi Klaus!" is lost with it, and nothing a reader misses.
-        unwritten=[agent.name.split()[0], partner.split()[0]],
+        # "Hi Klaus!" is lost with it, and nothing a reader misses. Their surnames too: kept
+        # from "Klaus", the host greeted him "Hi, Mueller!" (bench_talk on party seed 2y).
+        unwritten=[*agent.name.split(), *partner.split()],
         partner=partner,
         setting=setting,
         now=gametime.describe(now),
