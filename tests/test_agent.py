@@ -468,6 +468,15 @@ def test_a_plan_s_outline_said_aloud_is_asked_again():
     assert fault("See you at 17:00 sharp!") is None
 
 
+def test_one_does_not_introduce_oneself_to_someone_met_before():
+    """Party seed 2y, Tuesday 08:00: Maria to Klaus, after four talks on Monday."""
+    from simulacra.cognition.dialogue import OWN_NAME, _faults
+
+    line = "Hello, Klaus. I am Maria Lopez and I am studying for a physics exam."
+    assert OWN_NAME in _faults(line, [], "Maria Lopez", "Klaus Mueller", [], met=True)
+    assert not _faults(line, [], "Maria Lopez", "Klaus Mueller", [], met=False)
+
+
 def test_an_assistant_s_words_are_asked_again():
     from simulacra.cognition.dialogue import ASSISTANT, _faults
 

@@ -59,6 +59,11 @@ def names_self(words: str, speaker: str) -> bool:
     )
 
 
+def introduces(words: str, speaker: str) -> bool:
+    """The speaker's own name said to introduce themselves: "I'm Klaus Mueller"."""
+    return any(_INTRODUCTION.search(words[: name.start()]) for name in _mentions(words, speaker))
+
+
 def unnamed(words: str, *people: str) -> str:
     """``words`` without the names of ``people``, whole or first names alone."""
     for person in people:

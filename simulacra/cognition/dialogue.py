@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationInfo, field_validator
 
 from simulacra import gametime
-from simulacra.cognition.address import names_self, speaks_of, unnamed
+from simulacra.cognition.address import introduces, names_self, speaks_of, unnamed
 from simulacra.cognition.plan import event_head, events_ahead
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
@@ -226,11 +226,15 @@ def _next_line(
     # An echo is one unlucky sample, not the end of what there is to say: in a morning run
     # Klaus answered Maria's invitation with her own words, and another seed answers it.
     found: dict[str, list[Rule]] = {}  # a line's faults, asked for while parsing and after
+    # Nor does one introduce oneself to someone one has talked with: "Hello, Klaus. I am Maria
+    # Lopez and I am studying for a physics exam" after four talks the day before (party
+    # seed 2y).
+    met = any(n.object == partner for n in agent.planning_notes(datetime.min))
 
     def faults(answer: Answer) -> list[Rule]:
         if answer.says not in found:
             found[answer.says] = _faults(
-                answer.says, lines, agent.name, partner, memos, earlier, known, today
+                answer.says, lines, agent.name, partner, memos, earlier, known, today, met=met
             )
         return found[answer.says]
 
@@ -384,19 +388,21 @@ def _faults(
     earlier: Sequence[str] = (),
     events: Sequence[str] = (),
     today: str = "",
+    *,
+    met: bool = False,
 ) -> list[Rule]:
     """Why a line is not worth saying, each reason once: one said before, in this talk or in
     an ``earlier`` one, or a memo, to or of the speaker themselves, opening as the speaker's
     last line did, not to the partner as "you", or telling one of the ``events`` the speaker
     knows at other hours, on another day than its own from ``today`` or at another place, or
-    a time cut short."""
+    a time cut short; or introducing the speaker to a partner they have ``met``."""
     own = [line.text for line in lines if line.speaker == speaker]
     faults = [
         (ECHO, lambda: _said_before(words, [line.text for line in lines])),
         (ECHO, lambda: _named_back(words, [line.text for line in lines], speaker, partner)),
         (ECHO, lambda: _said_earlier(words, earlier)),
         (MEMO_SAID, lambda: _memo_said(words, memos, speaker)),
-        (OWN_NAME, lambda: names_self(words, speaker)),
+        (OWN_NAME, lambda: names_self(words, speaker) or (met and introduces(words, speaker))),
         (NAME_TWICE, lambda: _one_name_twice(words)),
         (SAME_OPENING, lambda: bool(own) and _opens_as(words, own[-1])),
         (PARTNER_SPOKEN_OF, lambda: speaks_of(words, partner)),
