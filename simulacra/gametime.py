@@ -54,7 +54,6 @@ def mark_dates(text: str, today: str) -> str:
     return _DATED.sub(mark, text)
 
 
-# A date with what leads to it: "on February 14th", ", February 14th (tomorrow)".
 def days_from_today(text: str, today: str, *, by_name: bool = False) -> set[int]:
     """The days from ``today`` (0 today, 1 tomorrow, -1 yesterday) of the dates ``text`` names,
     and ``by_name`` of the holidays it names ("Valentine's Day")."""
