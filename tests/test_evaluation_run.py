@@ -3,6 +3,7 @@ meets to her party), and once on the real small model."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -117,6 +118,34 @@ def test_an_answer_naming_the_party_s_place_says_it_knows(tmp_path, run_dir, wor
     result = evaluate_the_town(copy, models=Models(model, model, word_embedder))
     (party,) = result.diffusion
     assert "Isabella Rodriguez" in party.end and "Isabella Rodriguez" in party.claimed
+
+
+def test_an_answer_from_a_memory_of_the_person_says_it_knows(tmp_path, run_dir, word_embedder):
+    """Seed 2y's end: Maria, asked of Klaus, named her memo of a talk with him and answered
+    with it, ``knows`` false; a denial beside a memory of him still says no."""
+    import shutil
+
+    def from_memory(request):
+        person = request.variables["subject"]
+        memories = request.variables["memories"]
+        number = next((i for i, m in enumerate(memories, 1) if person in m), 0)
+        denied = request.variables["name"] == "Klaus Mueller"
+        said = f"I have never heard of {person}." if denied else f"{person} and I talked."
+        return {"memory": str(number), "answer": said, "knows": False}
+
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    shutil.rmtree(copy / EVAL_DIR, ignore_errors=True)
+    settings = Settings()
+    settings.llm.cache = False
+    model = open_model(
+        settings.llm, completer=ScriptedModel({**TOWN, "town_question": from_memory})
+    )
+    evaluate_the_town(copy, models=Models(model, model, word_embedder))
+    said = [json.loads(line) for line in (copy / EVAL_DIR / TOWN_FILE).read_text().splitlines()]
+    knows = {(r["agent"], r["about"]): r["claims"] for r in said if r["kind"] == "knows"}
+    assert knows[("Maria Lopez", "Isabella Rodriguez")]  # her memory names the host
+    assert not any(c for (a, _), c in knows.items() if a == "Klaus Mueller")
 
 
 def test_the_interviews_and_the_report(run_dir, word_embedder):

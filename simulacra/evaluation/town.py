@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 from simulacra import gametime
 from simulacra.cognition import summary as summary_mod
 from simulacra.embed import Embedder
-from simulacra.evaluation.checks import People, Verdict, known_people, mentions
+from simulacra.evaluation.checks import People, Verdict, denies, known_people, mentions
 from simulacra.evaluation.facts import Fact, PaperDiffusion
 from simulacra.evaluation.questions import town_question
 from simulacra.evaluation.records import (
@@ -120,13 +120,18 @@ def evaluate_town(
 
     def ask(
         moment, kind, name, about, subject, question, stream, identity, when, known, supported,
-        names=(),
+        holds, names=(),
     ):  # fmt: skip
         """One question, unless this step's answer is on file already. An answer says it
-        knows when its ``knows`` says so or when it names one of ``names`` (a fact's place or
-        host): in the party run of seed 2 the host answered "I have heard that there is a
-        Valentine's Day party at Hobbs Cafe on February 14th from 5pm to 7pm. I don't know a
-        Valentine's Day party." and her ``knows`` followed the instruction's last words."""
+        knows when its ``knows`` says so, when it names one of ``names`` (a fact's place or
+        host), or when the memory it names ``holds`` the subject and it does not deny: in the
+        party run of seed 2 the host answered "I have heard that there is a Valentine's Day
+        party at Hobbs Cafe on February 14th from 5pm to 7pm. I don't know a Valentine's Day
+        party." and her ``knows`` followed the instruction's last words; in seed 2y's, Maria,
+        asked of Klaus, named her memo of a talk with him and answered with it ("Maria Lopez
+        feels excited about the conversation and plans about Valentine's Day with Klaus
+        Mueller"), ``knows`` false (the 1.5B's ``knows`` was false in 5 of the eval's 11
+        misses beside a memory and an answer of the subject, stop 89)."""
         key = (moment, kind, name, about)
         if key in records:
             asked.append(records[key])
@@ -143,7 +148,12 @@ def evaluate_town(
             memories=[h.record.description for h in hits],
         )
         strangers = sorted(people.named_in(answer.answer) - people.named_in(question) - known)
-        claims = answer.knows or any(mentions(answer.answer, n, people) for n in names)
+        recalled = _named(answer.memory, hits)
+        claims = (
+            answer.knows
+            or any(mentions(answer.answer, n, people) for n in names)
+            or (holds(recalled) and not denies(answer.answer))
+        )
         claims_unknown = claims and not supported
         record = TownRecord(
             step=run.step,
@@ -154,7 +164,7 @@ def evaluate_town(
             about=about,
             question=question,
             answer=answer.answer,
-            memory=_named(answer.memory, hits),
+            memory=recalled,
             claims=claims,
             supported=supported,
             verdict=Verdict(
@@ -196,6 +206,7 @@ def evaluate_town(
                     town.now,
                     known_end[name],
                     fact.held_by(told_end[name]),
+                    fact.held_in,
                     fact.names,
                 )
                 for name in agents
@@ -244,6 +255,7 @@ def evaluate_town(
                                 when,
                                 known,
                                 b in known,
+                                lambda text, b=b: mentions(text, b, people),
                             )
                             if record.claims:
                                 claimed.add(frozenset((a, b)))
