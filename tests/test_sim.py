@@ -215,6 +215,31 @@ def test_a_blocks_later_steps_stay_where_it_is_unless_they_name_another_place(
     sim.close()
 
 
+def test_a_blocks_first_step_that_names_a_thing_offered_goes_to_it_unasked(tmp_path, word_embedder):
+    """Party seed 2y: "sitting at a table at Hobbs Cafe and reading", asked, went to the
+    cafe's notice board (kind of place "library")."""
+    first = "sitting at a table in the library with a book"
+
+    def decompose(request):
+        klaus = request.variables["name"] == "Klaus Mueller"
+        if not klaus or "library" not in request.variables["activity"]:
+            return SCRIPTS["decompose"](request)
+        steps = [first, "reading about gentrification", "taking notes"]
+        return {"involves": "reading", "steps": [{"activity": a, "minutes": 15} for a in steps]}
+
+    sim, backend = make_sim(tmp_path, word_embedder, 2, {"decompose": decompose})
+    sim.run()
+    asked = [r.variables["activity"] for r in backend.calls("act")]
+    assert not any(a.startswith("sitting at a table") for a in asked)
+    placed = {
+        e.agents["Klaus Mueller"].place
+        for e in read_events(sim.directory / EVENTS_FILE)
+        if e.agents["Klaus Mueller"].activity == first
+    }
+    assert placed == {"Oak Hill College: library: library tables"}
+    sim.close()
+
+
 def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedder):
     """The schedule writes what is done, the plan where: Maria's "studying at Hobbs Cafe" was
     scheduled as "reading her physics textbook" and placed at the dorm's stove."""
@@ -243,9 +268,14 @@ def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedd
     ]
     # A block that names its building itself is placed there (seed 2g: "writing at Hobbs
     # Cafe" went on in the college's lounge after a talk at the cafe).
+    # Its step names the counter, which is offered: it goes there unasked.
     counter = "working at the counter of Hobbs Cafe"
-    isabella = [r for r in backend.calls("act") if r.variables["activity"] == counter]
-    assert isabella and {p.split(":")[0] for p in enum(isabella[0], "place")} == {"Hobbs Cafe"}
+    placed = {
+        e.agents["Isabella Rodriguez"].place
+        for e in read_events(sim.directory / EVENTS_FILE)
+        if e.agents["Isabella Rodriguez"].activity == counter
+    }
+    assert placed == {"Hobbs Cafe: cafe: cafe counter"}
     sim.close()
 
 

@@ -100,34 +100,37 @@ class Sandbox:
             self.places.best_at_home(r.persona, activity) if is_routine_step(activity) else None
         )
         kept = self.places.kept(r, activity, at, now, context) if at and at_home is None else None
-        if at_home is not None or kept is not None:
-            return stage_action(
-                r.agent, now=gametime.describe(now), activity=activity, minutes=minutes,
-                place=at_home or kept, emoji_of=self.emoji_of, purpose=purpose or "",
-                known=r.placed,
-            )  # fmt: skip
-        tile = self.state.tile_of(r.name)
-        # A block's first step (``purpose``, its block) is not told where the resident is:
-        # told, the 1.5B named the room's kind for a new block and stayed, so Maria streamed
-        # games at the classroom's blackboard and Klaus's lunch break was at the library's
-        # bookshelves (every sample of their eval cases; untold, 4 of 5 home and 5 of 5 the
-        # lounge, stop 67). A later step is, since it goes on where its block is. The notes
-        # still mark where they are: the list is the prefix the block's later steps reuse.
-        first = purpose is not None
-        options = self.places.candidates(r, purpose or activity, tile, within, context, now)
-        return place_action(
-            r.agent,
-            now=gametime.describe(now),
-            here=None if first else self.room(r),
-            activity=activity,
-            purpose=purpose,
-            minutes=minutes,
-            places=options.places,
-            notes=options.notes,
-            emoji_of=self.emoji_of,
-            known=r.placed,
-            settled=options.settled,
-        )
+        place = at_home or kept
+        if place is None:
+            # A block's first step (``purpose``, its block) is not told where the resident
+            # is: told, the 1.5B named the room's kind for a new block and stayed, so Maria
+            # streamed games at the classroom's blackboard and Klaus's lunch break was at the
+            # library's bookshelves (every sample of their eval cases; untold, 4 of 5 home and
+            # 5 of 5 the lounge, stop 67). A later step is, since it goes on where its block
+            # is. The notes still mark where they are: the list is the prefix the block's
+            # later steps reuse.
+            first = purpose is not None
+            tile = self.state.tile_of(r.name)
+            options = self.places.candidates(r, purpose or activity, tile, within, context, now)
+            place = options.named_thing(activity)
+            if place is None:
+                return place_action(
+                    r.agent,
+                    now=gametime.describe(now),
+                    here=None if first else self.room(r),
+                    activity=activity,
+                    purpose=purpose,
+                    minutes=minutes,
+                    places=options.places,
+                    notes=options.notes,
+                    emoji_of=self.emoji_of,
+                    known=r.placed,
+                    settled=options.settled,
+                )
+        return stage_action(
+            r.agent, now=gametime.describe(now), activity=activity, minutes=minutes,
+            place=place, emoji_of=self.emoji_of, purpose=purpose or "", known=r.placed,
+        )  # fmt: skip
 
     def resume(self, r: Resident, action: Action, now: datetime, end: datetime) -> None:
         """Go back to ``action``, which a conversation interrupted, from ``now`` to ``end``:
