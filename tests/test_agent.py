@@ -477,6 +477,16 @@ def test_one_does_not_introduce_oneself_to_someone_met_before():
     assert not _faults(line, [], "Maria Lopez", "Klaus Mueller", [], met=False)
 
 
+def test_one_has_met_whom_one_s_persona_names_or_one_has_talked_with(build):
+    """Party seed 2y: "Hello Maria, I'm Klaus Mueller, writing a research paper", to his
+    friend by persona."""
+    from simulacra.cognition.dialogue import has_met
+
+    agent, _ = build()
+    assert has_met(agent, "Maria Lopez")  # "Isabella Rodriguez is friends with Maria Lopez"
+    assert not has_met(agent, "Klaus Mueller")
+
+
 def test_an_assistant_s_words_are_asked_again():
     from simulacra.cognition.dialogue import ASSISTANT, _faults
 
@@ -880,7 +890,8 @@ def test_a_reply_may_tell_the_facts_of_an_event_its_speakers_memo_holds(build):
     from simulacra.cognition.dialogue import Line, next_line
     from simulacra.memory import Kind, NewMemory
 
-    line = {"heard": "You asked about it.", "says": f"Yes! It's {PARTY}, I hope you come."}
+    party = PARTY.removeprefix("Isabella Rodriguez is ")
+    line = {"heard": "You asked about it.", "says": f"Yes! I'm {party}, I hope you come."}
     agent, backend = build({"respond": [line]})
     agent.currently = PARTY
     agent.remember(

@@ -226,10 +226,7 @@ def _next_line(
     # An echo is one unlucky sample, not the end of what there is to say: in a morning run
     # Klaus answered Maria's invitation with her own words, and another seed answers it.
     found: dict[str, list[Rule]] = {}  # a line's faults, asked for while parsing and after
-    # Nor does one introduce oneself to someone one has talked with: "Hello, Klaus. I am Maria
-    # Lopez and I am studying for a physics exam" after four talks the day before (party
-    # seed 2y).
-    met = any(n.object == partner for n in agent.planning_notes(datetime.min))
+    met = has_met(agent, partner)
 
     def faults(answer: Answer) -> list[Rule]:
         if answer.says not in found:
@@ -377,6 +374,17 @@ def converse(
             break
         speaker, listener = listener, speaker
     return lines
+
+
+def has_met(agent: Mind, partner: str) -> bool:
+    """Whether ``agent`` knows ``partner`` already, so that introducing oneself to them reads
+    wrong: their persona names them, or they have talked. "Hello, Klaus. I am Maria Lopez and
+    I am studying for a physics exam" came after four talks the day before (party seed 2y),
+    and "Hello Maria, I'm Klaus Mueller, writing a research paper" from her friend by persona
+    (the same run)."""
+    return partner in agent.persona.learned or any(
+        n.object == partner for n in agent.planning_notes(datetime.min)
+    )
 
 
 def _faults(
