@@ -215,6 +215,15 @@ def test_a_blocks_later_steps_stay_where_it_is_unless_they_name_another_place(
     sim.close()
 
 
+def places_of(sim, name: str, activity: str) -> set[str]:
+    """Where ``name`` was while doing ``activity``, by the event log."""
+    return {
+        e.agents[name].place
+        for e in read_events(sim.directory / EVENTS_FILE)
+        if e.agents[name].activity == activity
+    }
+
+
 def test_a_blocks_first_step_that_names_a_thing_offered_goes_to_it_unasked(tmp_path, word_embedder):
     """Party seed 2y: "sitting at a table at Hobbs Cafe and reading", asked, went to the
     cafe's notice board (kind of place "library")."""
@@ -231,12 +240,7 @@ def test_a_blocks_first_step_that_names_a_thing_offered_goes_to_it_unasked(tmp_p
     sim.run()
     asked = [r.variables["activity"] for r in backend.calls("act")]
     assert not any(a.startswith("sitting at a table") for a in asked)
-    placed = {
-        e.agents["Klaus Mueller"].place
-        for e in read_events(sim.directory / EVENTS_FILE)
-        if e.agents["Klaus Mueller"].activity == first
-    }
-    assert placed == {"Oak Hill College: library: library tables"}
+    assert places_of(sim, "Klaus Mueller", first) == {"Oak Hill College: library: library tables"}
     sim.close()
 
 
@@ -270,12 +274,7 @@ def test_a_block_is_placed_with_the_plan_item_it_came_from(tmp_path, word_embedd
     # Cafe" went on in the college's lounge after a talk at the cafe).
     # Its step names the counter, which is offered: it goes there unasked.
     counter = "working at the counter of Hobbs Cafe"
-    placed = {
-        e.agents["Isabella Rodriguez"].place
-        for e in read_events(sim.directory / EVENTS_FILE)
-        if e.agents["Isabella Rodriguez"].activity == counter
-    }
-    assert placed == {"Hobbs Cafe: cafe: cafe counter"}
+    assert places_of(sim, "Isabella Rodriguez", counter) == {"Hobbs Cafe: cafe: cafe counter"}
     sim.close()
 
 
