@@ -130,7 +130,7 @@ def evaluate_town(
         party." and her ``knows`` followed the instruction's last words; in seed 2y's, Maria,
         asked of Klaus, named her memo of a talk with him and answered with it ("Maria Lopez
         feels excited about the conversation and plans about Valentine's Day with Klaus
-        Mueller"), ``knows`` false (the 1.5B's ``knows`` was false in 5 of the eval's 11
+        Mueller"), ``knows`` false (the 1.5B's ``knows`` was false in 3 of the eval's 11
         misses beside a memory and an answer of the subject, stop 89)."""
         key = (moment, kind, name, about)
         if key in records:
