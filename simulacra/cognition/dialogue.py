@@ -23,7 +23,7 @@ from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.repairs import Rule, reject, repair, rule
 from simulacra.llm.schema import Answer
 from simulacra.llm.templates import template_beside
-from simulacra.memory import Kind, NewMemory
+from simulacra.memory import Kind, MemoryRecord, NewMemory
 from simulacra.wording import (
     bare_text,
     bare_words,
@@ -338,7 +338,7 @@ def _talked_today(agent: Mind, partner: str, now: datetime) -> str:
     """The hour of the agent's last talk with ``partner`` today, or "": Isabella greeted Klaus
     as a stranger ("great to meet you. I'm Isabella Rodriguez") eight hours after she told him
     of her party (party run of seed 1j)."""
-    notes = [n for n in agent.planning_notes(datetime.combine(now, time())) if n.object == partner]
+    notes = _talks_with(agent, partner, datetime.combine(now, time()))
     return f"{notes[-1].created:%H:%M}" if notes else ""
 
 
@@ -382,9 +382,12 @@ def has_met(agent: Mind, partner: str) -> bool:
     I am studying for a physics exam" came after four talks the day before (party seed 2y),
     and "Hello Maria, I'm Klaus Mueller, writing a research paper" from her friend by persona
     (the same run)."""
-    return partner in agent.persona.learned or any(
-        n.object == partner for n in agent.planning_notes(datetime.min)
-    )
+    return partner in agent.persona.learned or bool(_talks_with(agent, partner, datetime.min))
+
+
+def _talks_with(agent: Mind, partner: str, since: datetime) -> list[MemoryRecord]:
+    """The planning notes the agent's talks with ``partner`` since ``since`` left."""
+    return [n for n in agent.planning_notes(since) if n.object == partner]
 
 
 def _faults(
