@@ -82,8 +82,11 @@ def day_plan(request: Request) -> dict:
             if free:
                 answer[part].append({"time": free[0], "activity": activity})
         answer[part] = answer[part] or [{"time": offered[-1], "activity": items[-1][1]}]
-    # The hours the habits name (plan.habit_times): the routine, as the habits would have it.
-    answer |= {key: routine for key in request.schema["properties"] if gametime.HHMM.match(key)}
+    # The hours the habits name (plan.habit_times): the routine, as the habits would have it;
+    # today's events as the grammar writes them.
+    for key, node in request.schema["properties"].items():
+        if gametime.HHMM.match(key):
+            answer[key] = _deref(request.schema, node).get("const", routine)
     return answer
 
 

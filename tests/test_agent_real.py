@@ -143,6 +143,26 @@ def test_a_real_day_plan_has_an_item_at_each_hour_the_habits_name(tmp_path, real
     assert summarise(read_calls(tmp_path / "maria" / "calls.jsonl")).total.parse_failures == 0
 
 
+def test_a_real_day_plan_writes_today_s_event_at_its_hours_once(tmp_path, real_embedder):
+    """On the party's day the day plan's grammar writes the party's item at its hour and its
+    lists offer none of its hours: the outline has the party once, and nothing else in it."""
+    from simulacra.cognition import plan as planning
+
+    persona = Persona(name="Isabella Rodriguez", age=34, innate="friendly, outgoing")
+    isabella = GenerativeAgent.create(
+        tmp_path / "isabella", persona, at=T0, settings=Settings(), embedder=real_embedder
+    )
+    isabella.currently = (
+        "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th"
+        " from 5pm to 7pm."
+    )
+    tuesday = planning.plan_day(isabella, T0.date() + timedelta(days=1))
+    (party,) = tuesday.events
+    assert party.time == "17:00" and party in tuesday.outline
+    assert [i for i in tuesday.outline if "17:00" <= i.time < "19:00"] == [party]
+    assert summarise(read_calls(tmp_path / "isabella" / "calls.jsonl")).total.parse_failures == 0
+
+
 def test_a_real_event_s_own_hours_are_cut_into_the_event(tmp_path, real_embedder):
     """An event's own block decomposed by the real model under its grammar: no step of it
     makes the event ready (plan.made_ready), and the steps fill the block."""

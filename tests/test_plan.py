@@ -376,32 +376,33 @@ def test_each_of_today_s_events_has_an_item_of_its_own(agent):
     """Party run of seed 3e: in one list of five, Isabella's plan for the 14th was all the
     party's preparations and no party; seed 1i: Klaus's item for the party he was told of was
     his paper. Each of today's events is an item of its own call, at a half hour of its
-    choosing; another item at that time goes."""
-    agent.currently = "Isabella is baking. Her party is on February 14th at 5pm; until then..."
-    plans_also(agent, {"time": "17:00", "activity": "checking the decorations"})
+    choosing, which the day plan's grammar writes at its hour; its lists offer none of the
+    event's hours (the eval's host wrote her party again at 12:00, 16:00 and 17:00)."""
+    agent.currently = "Isabella is baking. Her party is on February 14th from 5pm to 7pm."
     before = planning.plan_day(agent, DAY)
     assert not agent.model.completer.calls("event_item")
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     (asked,) = agent.model.completer.calls("event_item")
-    assert asked.variables["event"] == "Her party is on February 14th at 5pm"
+    assert asked.variables["event"] == "Her party is on February 14th from 5pm to 7pm."
     assert "17:00 at the party at Hobbs Cafe" in on_the_day.outline
-    assert not [i for i in on_the_day.outline if "decorations" in i]
-    assert "17:00 checking the decorations" in before.outline
+    asked_before, asked_on_the_day = agent.model.completer.calls("day_plan")
+    assert asked_on_the_day.schema["properties"]["17:00"]["const"] == "at the party at Hobbs Cafe"
+    assert {"17:00", "18:00"} <= set(enum(asked_before, "evening.time"))
+    assert not {"17:00", "18:00"} & set(enum(asked_on_the_day, "evening.time"))
+    assert "19:00" in enum(asked_on_the_day, "evening.time")
+    assert before.outline.count("17:00 at the party at Hobbs Cafe") == 0
 
 
-def test_an_item_within_an_event_s_hours_is_left_out(agent):
-    """The host's party day (the eval): "18:00 decorating the cafe" after the party's 17:00
-    would end a party of two hours after one."""
-    agent.currently = "Isabella is baking. Her party is on February 14th from 5pm to 7pm."
-    plans_also(
-        agent,
-        {"time": "18:00", "activity": "decorating the cafe"},
-        {"time": "19:00", "activity": "tidying up"},
-    )
-    on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
+def test_a_habit_s_item_within_an_event_s_hours_is_left_out(tmp_path, scripted, word_embedder):
+    """A habit's hour is the model's to write even in an event's hours; the party's 18:00
+    is the party's, not "tidying the cafe" after one hour of it."""
+    lifestyle = {"wake": "06:00", "sleep": "23:00", "notes": "tidies the cafe from 6pm to 9pm"}
+    host = living(tmp_path / "host", lifestyle, scripted, word_embedder)
+    host.currently = "Isabella is baking. Her party is on February 14th from 5pm to 7pm."
+    on_the_day = planning.plan_day(host, DAY + timedelta(days=1))
     assert "17:00 at the party at Hobbs Cafe" in on_the_day.outline
-    assert not [i for i in on_the_day.outline if "decorating" in i]
-    assert "19:00 tidying up" in on_the_day.outline
+    assert not [i for i in on_the_day.outline if i.startswith("18:00")]
+    assert "21:00" in [i.time for i in on_the_day.outline]
 
 
 def test_every_hour_of_an_event_is_its_item_written_by_the_grammar(agent):
@@ -1038,6 +1039,7 @@ def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
         "Isabella is throwing a Valentine's Day party at Hobbs Cafe on February 14th from 5pm"
         " to 7pm."
     )
+    own = agent.model.completer.scripts["day_plan"]
     plans_also(
         agent,
         {"time": "15:00", "activity": "working at Hobbs Cafe"},
@@ -1054,6 +1056,7 @@ def test_an_event_of_a_later_day_copied_without_its_date_is_left_out(agent):
     (call,) = [e for e in entries if e["template"] == "day_plan"]
     dropped = [r["raw"] for r in call["repairs"] if r["rule"] == "plan.other_day"]
     assert [d[:5] for d in dropped] == ["17:00", "20:00"]
+    agent.model.completer.scripts["day_plan"] = own  # on the day its hours are not offered
     on_the_day = planning.plan_day(agent, DAY + timedelta(days=1))
     assert [i for i in on_the_day.outline if i.startswith("17:00") and "party" in i]
 

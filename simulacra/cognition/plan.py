@@ -69,7 +69,8 @@ class _HabitItem(BaseModel):
 
 class _DayPlanned(Answer):
     """The fields of day_plan.prompt.toml, with the items at the habits' hours, the morning's,
-    the afternoon's and the evening's in one plan."""
+    the afternoon's and the evening's in one plan: the model's, so not today's events, which
+    the grammar writes as they were made."""
 
     @computed_field  # in the parsed answer (and the eval's checks), never in the grammar
     @property
@@ -78,7 +79,7 @@ class _DayPlanned(Answer):
         at_habits = [
             _HabitItem(activity=getattr(self, name), time=f.alias)
             for name, f in fields
-            if f.alias and gametime.HHMM.fullmatch(f.alias)
+            if f.alias and gametime.HHMM.fullmatch(f.alias) and name.startswith("h")
         ]
         return [*at_habits, *self.morning, *self.afternoon, *self.evening]
 
@@ -99,8 +100,12 @@ def day_plan_for(**variables: Any) -> type[Answer]:
     # one hour only the later is ever in force (Maria's "14:30 planning her next stream" hid
     # her "14:00 studying at Hobbs Cafe", bench_town). Hours within a habit's span stay: the
     # host's preparations for her party are in her shift (see _habit_goes_on).
+    # Nor in an event's hours, its item written there already (``event_hours``: the whole hours
+    # each of today's events is under way in; the eval's cases give its first only).
+    held = variables.get("event_hours") or [e[:5] for e in variables.get("events_today") or []]
+    taken = {h[:2] for h in [*at_habits, *held]}
     hours = [t for t in times if t.endswith(":00")] or times
-    free = [t for t in hours if t[:2] not in {h[:2] for h in at_habits}] or hours
+    free = [t for t in hours if t[:2] not in taken] or hours
     parts = (
         ("morning", [t for t in free if t < midday] or free[:1], 2),
         ("afternoon", [t for t in free if midday <= t < evening] or free[-1:], 2),
@@ -429,6 +434,7 @@ def plan_day(
         rank=lambda answer: _ranked(spans, answer, day_name, settings, later_events),
         today=day_name,
         events_today=event_items,
+        event_hours=list(_event_hours(spans, [f"{h:02d}:00" for h in range(24)])),
         events_later=later,
         yesterday=yesterday,
         usual_wake=f"{life.wake:%H:%M}",

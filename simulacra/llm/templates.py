@@ -57,6 +57,7 @@ _env.filters["hhmm"] = gametime.hhmm
 _env.filters["in_force"] = gametime.in_force
 _env.filters["begun"] = gametime.begun
 _env.filters["habit_times"] = gametime.habit_times
+_env.filters["item_times"] = lambda items: [str(i)[:5] for i in items]  # "HH:MM activity"
 
 
 # Who is spoken of, and "to be", read alike: the preamble says "who they are", a plan wrote
