@@ -249,7 +249,7 @@ class PlanSettings(_Section):
         ge=1,
         le=5,
         description="decompositions asked for (with other seeds) until none of their steps is "
-        "one of today's events at another hour",
+        "one of today's events at another hour or names a place away from its block's",
     )
     # Two: Klaus's persona names two things he does (the library in the morning, Hobbs Cafe in
     # the afternoon), and at four his plan was asked for three times a day, the 1.5B filling

@@ -163,6 +163,25 @@ def test_a_real_day_plan_writes_today_s_event_at_its_hours_once(tmp_path, real_e
     assert summarise(read_calls(tmp_path / "isabella" / "calls.jsonl")).total.parse_failures == 0
 
 
+def test_a_real_block_s_steps_stay_out_of_rooms_away_from_it(tmp_path, real_embedder):
+    """A block at Hobbs Cafe cut by the real model: a step that names a room away from it
+    (here the library, as the world's places would say) is asked again, else left out."""
+    from datetime import time
+
+    from simulacra.cognition import plan as planning
+
+    persona = Persona(name="Maria Lopez", age=21, innate="energetic, enthusiastic, curious")
+    maria = GenerativeAgent.create(
+        tmp_path / "maria", persona, at=T0, settings=Settings(), embedder=real_embedder
+    )
+    start = datetime.combine(T0.date(), time(13))
+    block = planning.Block("reading books and studying physics at Hobbs Cafe", start, 60)
+    planning.decompose(maria, block, start, 60, away=lambda step: "library" in step.lower())
+    assert sum(s.minutes for s in block.steps) == 60
+    assert not [s for s in block.steps if "library" in s.activity.lower()]
+    assert summarise(read_calls(tmp_path / "maria" / "calls.jsonl")).total.parse_failures == 0
+
+
 def test_a_real_event_s_own_hours_are_cut_into_the_event(tmp_path, real_embedder):
     """An event's own block decomposed by the real model under its grammar: no step of it
     makes the event ready (plan.made_ready), and the steps fill the block."""

@@ -215,6 +215,34 @@ def test_a_blocks_later_steps_stay_where_it_is_unless_they_name_another_place(
     sim.close()
 
 
+def test_a_step_in_a_room_of_another_building_than_its_block_s_is_asked_again(
+    tmp_path, word_embedder
+):
+    """Party seeds 2y and 2z: Maria's block at Hobbs Cafe was cut into "reading books at the
+    library", read at the cafe's notice board. Asked again, else left out; a step that names
+    another building by name is an outing (the test above), and stays."""
+    away = "reading books at the library"
+
+    def decompose(request):
+        maria = request.variables["name"] == "Maria Lopez"
+        if not maria or "Hobbs Cafe" not in request.variables["activity"]:
+            return SCRIPTS["decompose"](request)
+        steps = [away, "solving physics problems", "taking notes"]
+        return {"involves": "studying", "steps": [{"activity": a, "minutes": 15} for a in steps]}
+
+    sim, backend = make_sim(tmp_path, word_embedder, 2, {"decompose": decompose})
+    entries, record = [], sim.model.log.record
+    sim.model.log.record = lambda *a, **k: entries.append(record(*a, **k)) or entries[-1]
+    sim.run()
+    asked = [r for r in backend.calls("decompose") if r.variables["name"] == "Maria Lopez"]
+    assert len(asked) >= 2 and asked[0].variables == asked[1].variables
+    assert not places_of(sim, "Maria Lopez", away)
+    assert places_of(sim, "Maria Lopez", "solving physics problems")
+    refused = [r["raw"] for e in entries for r in e["repairs"] if r["rule"] == "plan.step_away"]
+    assert refused and set(refused) == {away}
+    sim.close()
+
+
 def places_of(sim, name: str, activity: str) -> set[str]:
     """Where ``name`` was while doing ``activity``, by the event log."""
     return {

@@ -9,7 +9,7 @@ current and next hour, never the whole day).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -1143,11 +1143,17 @@ def needs_steps(block: Block) -> bool:
 
 
 def decompose(
-    agent: Mind, block: Block, now: datetime, horizon: int, events: Sequence[PlanItem] = ()
+    agent: Mind,
+    block: Block,
+    now: datetime,
+    horizon: int,
+    events: Sequence[PlanItem] = (),
+    away: Callable[[str], bool] | None = None,
 ) -> None:
     """Cut the next ``horizon`` minutes of ``block`` (from where its steps end) into steps.
     ``events``: the items of today's events, each of which has its hour: a step that is one of
-    them, in a block of other hours, is asked again, and left out if every sample has it."""
+    them, in a block of other hours, is asked again, and left out if every sample has it; so is
+    a step that names a place ``away`` from the block's."""
     # Never decompose the past: time spent chatting or waiting may have overtaken the steps.
     start = max(block.decomposed_until, now.replace(second=0, microsecond=0))
     end = min(block.end, start + timedelta(minutes=horizon))
@@ -1165,29 +1171,30 @@ def decompose(
         today = gametime.day(now)
         under_way = _under_way(block, events)
 
-        def out_of_time(steps: Sequence[Any], *, logged: bool = False) -> list[str]:
+        def unfit(steps: Sequence[Any], *, logged: bool = False) -> list[str]:
             early = _events_early(steps, elsewhere, logged=logged)
-            return early + _events_to_come(steps, to_come, today, logged=logged)
+            later = _events_to_come(steps, to_come, today, logged=logged)
+            return early + later + _steps_away(steps, away, logged=logged)
 
         def usable(answer: Any) -> bool:
             if under_way:  # left out, not asked again: another sample does the same
                 _made_ready(answer.steps, logged=True)
             _padding(answer.steps, block.activity, logged=True)  # left out too
-            return not out_of_time(answer.steps, logged=True)
+            return not unfit(answer.steps, logged=True)
 
         answer = ask_until(
             agent,
             DECOMPOSE,
             usable,
             agent.settings.plan.decompose_attempts,
-            rank=lambda a: -len(out_of_time(a.steps)),
+            rank=lambda a: -len(unfit(a.steps)),
             now=gametime.describe(now),
             start=f"{start:%H:%M}",
             end=f"{end:%H:%M}",
             minutes=total,
             activity=block.activity,
         )
-        left_out = out_of_time(answer.steps) + (_made_ready(answer.steps) if under_way else [])
+        left_out = unfit(answer.steps) + (_made_ready(answer.steps) if under_way else [])
         left_out += _padding(answer.steps, block.activity)
         steps = [(s.activity, s.minutes) for s in answer.steps if s.activity not in left_out]
         steps = steps or [(block.activity, total)]
@@ -1195,6 +1202,24 @@ def decompose(
     for activity, minutes in fit(steps, total):
         block.steps.append(PlanStep(activity, t, minutes))
         t += timedelta(minutes=minutes)
+
+
+STEP_AWAY = rule(
+    "plan.step_away",
+    "a block's step that names a room of another building than the one its block names "
+    "(asked again, else left out)",
+)
+
+
+def _steps_away(
+    steps: Sequence[Any], away: Callable[[str], bool] | None, *, logged: bool = False
+) -> list[str]:
+    """The steps that name a place ``away`` from their block's: placed in the block's building
+    by its words, "reading books at the library" was read at Hobbs Cafe's notice board."""
+    gone = [s.activity for s in steps if away is not None and away(s.activity)]
+    for activity in gone if logged else ():
+        reject(STEP_AWAY, activity)
+    return gone
 
 
 EVENT_STEP = rule(
@@ -1364,9 +1389,15 @@ def fit(steps: list[tuple[str, int]], total: int) -> list[tuple[str, int]]:
 
 
 def current_step(
-    agent: Mind, plan: DayPlan, now: datetime, horizon: int
+    agent: Mind,
+    plan: DayPlan,
+    now: datetime,
+    horizon: int,
+    away: Callable[[str], bool] | None = None,
 ) -> tuple[str, datetime, datetime]:
-    """The activity due at ``now`` with its start and end, decomposing just in time."""
+    """The activity due at ``now`` with its start and end, decomposing just in time;
+    ``away``: whether a step of the block at ``now`` names a place away from the block's (the
+    world knows; see decompose)."""
     block = plan.block_at(now)
     if block is None:
         return SLEEPING, now, now + timedelta(hours=1)
@@ -1376,7 +1407,7 @@ def current_step(
                 return step.activity, step.start, step.end
         if not needs_steps(block) or block.decomposed_until > now:
             break
-        decompose(agent, block, now, horizon, plan.events)
+        decompose(agent, block, now, horizon, plan.events, away)
     return block.activity, max(now, block.start), block.end
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
 
@@ -225,6 +225,28 @@ class PlaceChooser:
         return any(
             float(self._vectors[p] @ query) >= here + self.settings.stay_margin for p in places
         )
+
+    def away_from(self, r: Resident, context: Sequence[str]) -> Callable[[str], bool]:
+        """Whether a step of a block whose words (or else its plan item's or habit's:
+        ``context``) name one building, or a room of one, names a room of another: Maria's
+        block at Hobbs Cafe was cut into "reading books at the library" and "working on
+        homework in the library", the first read at the cafe's notice board (party seeds 2y
+        and 2z): where the model thinks reading is done, not an outing. A step that names
+        another building by name ("having a coffee at Hobbs Cafe" in the library) is one, and
+        goes there."""
+        known = self._known(r, None)
+        home = split_address(r.persona.home)[0]
+        named = _first_named(context, known, home)
+        if len(named) != 1:
+            return lambda step: False
+        building = split_address(next(iter(named)))[0]
+
+        def away(step: str) -> bool:
+            said = _places_named(step, known, home)
+            rooms = [split_address(p) for p in said]
+            return bool(rooms) and all(len(p) > 1 and p[0] != building for p in rooms)
+
+        return away
 
     def _known(self, r: Resident, now: datetime | None) -> list[str]:
         """The objects ``r`` knows, and the rooms they know with none known in them, that they

@@ -174,8 +174,11 @@ class Thinking:
     def _next_action(
         self, r: Resident, now: datetime, reacting: bool, rooms: dict[str, str | None]
     ) -> None:
+        block = r.plan.block_at(now)
+        context = (block.activity, block.plan_item, block.habit) if block else ()
+        away = self.sandbox.places.away_from(r, context)
         activity, _, end = planning.current_step(
-            r.agent, r.plan, now, self.settings.plan.decompose_minutes
+            r.agent, r.plan, now, self.settings.plan.decompose_minutes, away
         )
         end = max(end, now + timedelta(seconds=self.step_seconds))
         interrupted, r.interrupted = r.interrupted, None
