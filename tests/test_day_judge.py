@@ -451,6 +451,8 @@ def test_prompt_and_schema_text():
     assert wording.prompt_text("staying true to who she is and to what she remembers")
     assert wording.prompt_text("staying true to her friends") is None
     assert wording.prompt_text("living an everyday life in Smallville") is None
+    assert wording.prompt_text("being concrete and brief")  # the whole text (party seed 2z)
+    assert wording.prompt_text("being brief") is None
 
 
 def test_a_bad_vocabulary_is_a_one_line_error(tmp_path, monkeypatch):

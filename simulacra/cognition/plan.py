@@ -741,8 +741,12 @@ def _empty(activities: list[str], hours: list[str]) -> list[Rule | None]:
     """Per hour (the schedule's, which begin as the morning routine ends), why it has nothing
     to do, or None: written as nothing, as sleep with a waking hour after it (Klaus "sleeping"
     from 09:00 to 10:00, two hours after his wake-up and before an hour of reading; bench_town,
-    stop 49), or, before noon, as the routine's steps again."""
-    why: list[Rule | None] = [EMPTY_HOUR if _is_nothing(a) else None for a in activities]
+    stop 49), in the preamble's words (the host's "being concrete and brief" at 19:00 and
+    21:00, party seed 2z), or, before noon, as the routine's steps again."""
+    why: list[Rule | None] = [
+        EMPTY_HOUR if _is_nothing(a) else PREAMBLE_ITEM if echoes_preamble(a) else None
+        for a in activities
+    ]
     awake_later = False
     for n in reversed(range(len(activities))):
         asleep = is_sleeping(activities[n].strip().lower())

@@ -65,6 +65,9 @@ _env.filters["item_times"] = lambda items: [str(i)[:5] for i in items]  # "HH:MM
 _ANYONE = {"i", "you", "he", "she", "they", "me", "him", "her", "them", "his", "their", "my"}
 _TO_BE = {"is", "are", "am", "was", "were", "be", "being"}
 PREAMBLE_RUN = 5  # words in a row shared with the preamble that are its words, not a doing's
+# Fewer, where they are the whole text: Isabella's evening was "being concrete and brief" (party
+# seed 2z), and "living an everyday life in Smallville" is a doing, if a vague one.
+PREAMBLE_WHOLE = 4
 
 
 def _stems(text: str) -> list[str]:
@@ -83,11 +86,12 @@ def _stems(text: str) -> list[str]:
     return stems
 
 
-def _runs(stems: list[str]) -> set[tuple[str, ...]]:
-    return {tuple(stems[i : i + PREAMBLE_RUN]) for i in range(len(stems) - PREAMBLE_RUN + 1)}
+def _runs(stems: list[str], n: int = PREAMBLE_RUN) -> set[tuple[str, ...]]:
+    return {tuple(stems[i : i + n]) for i in range(len(stems) - n + 1)}
 
 
 _PREAMBLE_RUNS = _runs(_stems(PREAMBLE))
+_PREAMBLE_STEMS = _stems(PREAMBLE)
 # A template's variables and statements: what a model may copy from them is not its words.
 _VARIABLE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 
@@ -95,7 +99,10 @@ _VARIABLE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}", re.DOTALL)
 def echoes_preamble(text: str) -> bool:
     """Whether ``text`` says the shared preamble's instructions again, in any person and
     tense: the model's own instructions shown as what someone does or says."""
-    return not _runs(_stems(text)).isdisjoint(_PREAMBLE_RUNS)
+    stems = _stems(text)
+    if PREAMBLE_WHOLE <= len(stems) < PREAMBLE_RUN:
+        return tuple(stems) in _runs(_PREAMBLE_STEMS, len(stems))
+    return not _runs(stems).isdisjoint(_PREAMBLE_RUNS)
 
 
 def system_text(identity: str) -> str:
