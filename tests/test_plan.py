@@ -1121,6 +1121,21 @@ def test_a_step_that_is_an_event_of_another_hour_is_asked_again_then_left_out(ag
     assert agent.model.log.totals.repairs >= 1  # plan.made_ready, with the call
 
 
+def test_a_step_in_the_preamble_s_words_is_asked_again_then_left_out(agent):
+    """Party seed 2z: the host's block "being concrete and brief" was cut into "staying true to
+    who they are and to what they remember"."""
+    backend = agent.model.completer
+    said = ["greeting customers", "staying true to who they are and to what they remember"]
+    said += ["wiping the counter"]
+    steps = [{"activity": a, "minutes": 15} for a in said]
+    backend.scripts["decompose"] = lambda request: {"involves": "serving", "steps": steps}
+    seven = datetime.combine(DAY, time(19))
+    block = planning.Block("serving customers at the counter", seven, 60)
+    planning.decompose(agent, block, seven, 60)
+    assert len(backend.calls("decompose")) == 2
+    assert [s.activity for s in block.steps] == ["greeting customers", "wiping the counter"]
+
+
 def test_a_step_done_once_more_word_for_word_is_left_out(agent):
     """Party seed 2x: "reading books and having snacks" cut into its two parts, then the whole
     "again", "one last time" and "one more time"."""

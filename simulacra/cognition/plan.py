@@ -1178,7 +1178,8 @@ def decompose(
         def unfit(steps: Sequence[Any], *, logged: bool = False) -> list[str]:
             early = _events_early(steps, elsewhere, logged=logged)
             later = _events_to_come(steps, to_come, today, logged=logged)
-            return early + later + _steps_away(steps, away, logged=logged)
+            said = _preamble_steps(steps, logged=logged)
+            return early + later + said + _steps_away(steps, away, logged=logged)
 
         def usable(answer: Any) -> bool:
             if under_way:  # left out, not asked again: another sample does the same
@@ -1206,6 +1207,15 @@ def decompose(
     for activity, minutes in fit(steps, total):
         block.steps.append(PlanStep(activity, t, minutes))
         t += timedelta(minutes=minutes)
+
+
+def _preamble_steps(steps: Sequence[Any], *, logged: bool = False) -> list[str]:
+    """The steps in the preamble's words: the host's block "being concrete and brief" was cut
+    into "staying true to who they are and to what they remember" (party seed 2z)."""
+    said = [s.activity for s in steps if echoes_preamble(s.activity)]
+    for activity in said if logged else ():
+        reject(PREAMBLE_ITEM, activity)
+    return said
 
 
 STEP_AWAY = rule(
