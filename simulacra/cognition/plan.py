@@ -79,6 +79,7 @@ class _DayPlanned(Answer):
         at_habits = [
             _HabitItem(activity=getattr(self, name), time=f.alias)
             for name, f in fields
+            # the habits' fields are "h0900" and the like, the events' "e1700"
             if f.alias and gametime.HHMM.fullmatch(f.alias) and name.startswith("h")
         ]
         return [*at_habits, *self.morning, *self.afternoon, *self.evening]

@@ -233,17 +233,17 @@ class PlaceChooser:
         homework in the library", the first read at the cafe's notice board (party seeds 2y
         and 2z): where the model thinks reading is done, not an outing. A step that names
         another building by name ("having a coffee at Hobbs Cafe" in the library) is one, and
-        goes there."""
-        known = self._known(r, None)
+        goes there. Read only when a step is checked: most of a resident's next actions are
+        steps already cut."""
         home = split_address(r.persona.home)[0]
-        named = _first_named(context, known, home)
-        if len(named) != 1:
-            return lambda step: False
-        building = split_address(next(iter(named)))[0]
 
         def away(step: str) -> bool:
-            said = _places_named(step, known, home)
-            rooms = [split_address(p) for p in said]
+            known = self._known(r, None)
+            named = _first_named(context, known, home)
+            if len(named) != 1:
+                return False
+            building = split_address(next(iter(named)))[0]
+            rooms = [split_address(p) for p in _places_named(step, known, home)]
             return bool(rooms) and all(len(p) > 1 and p[0] != building for p in rooms)
 
         return away
