@@ -222,14 +222,9 @@ def test_a_step_in_a_room_of_another_building_than_its_block_s_is_asked_again(
     library", read at the cafe's notice board. Asked again, else left out; a step that names
     another building by name is an outing (the test above), and stays."""
     away = "reading books at the library"
-
-    def decompose(request):
-        maria = request.variables["name"] == "Maria Lopez"
-        if not maria or "Hobbs Cafe" not in request.variables["activity"]:
-            return SCRIPTS["decompose"](request)
-        steps = [away, "solving physics problems", "taking notes"]
-        return {"involves": "studying", "steps": [{"activity": a, "minutes": 15} for a in steps]}
-
+    decompose = cut_into(
+        "Maria Lopez", "Hobbs Cafe", [away, "solving physics problems", "taking notes"]
+    )
     sim, backend = make_sim(tmp_path, word_embedder, 2, {"decompose": decompose})
     entries, record = [], sim.model.log.record
     sim.model.log.record = lambda *a, **k: entries.append(record(*a, **k)) or entries[-1]
@@ -241,6 +236,18 @@ def test_a_step_in_a_room_of_another_building_than_its_block_s_is_asked_again(
     refused = [r["raw"] for e in entries for r in e["repairs"] if r["rule"] == "plan.step_away"]
     assert refused and set(refused) == {away}
     sim.close()
+
+
+def cut_into(name: str, word: str, steps: list[str]):
+    """A decompose script: ``name``'s blocks whose activity holds ``word`` cut into ``steps``
+    of 15 minutes; every other block as the scripted town cuts it."""
+
+    def decompose(request):
+        if request.variables["name"] != name or word not in request.variables["activity"]:
+            return SCRIPTS["decompose"](request)
+        return {"involves": "it", "steps": [{"activity": a, "minutes": 15} for a in steps]}
+
+    return decompose
 
 
 def places_of(sim, name: str, activity: str) -> set[str]:
@@ -256,14 +263,9 @@ def test_a_blocks_first_step_that_names_a_thing_offered_goes_to_it_unasked(tmp_p
     """Party seed 2y: "sitting at a table at Hobbs Cafe and reading", asked, went to the
     cafe's notice board (kind of place "library")."""
     first = "sitting at a table in the library with a book"
-
-    def decompose(request):
-        klaus = request.variables["name"] == "Klaus Mueller"
-        if not klaus or "library" not in request.variables["activity"]:
-            return SCRIPTS["decompose"](request)
-        steps = [first, "reading about gentrification", "taking notes"]
-        return {"involves": "reading", "steps": [{"activity": a, "minutes": 15} for a in steps]}
-
+    decompose = cut_into(
+        "Klaus Mueller", "library", [first, "reading about gentrification", "taking notes"]
+    )
     sim, backend = make_sim(tmp_path, word_embedder, 2, {"decompose": decompose})
     sim.run()
     asked = [r.variables["activity"] for r in backend.calls("act")]

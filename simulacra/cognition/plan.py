@@ -1210,13 +1210,21 @@ def decompose(
         t += timedelta(minutes=minutes)
 
 
+def _steps_where(
+    steps: Sequence[Any], test: Callable[[str], bool], why: Rule, *, logged: bool
+) -> list[str]:
+    """The activities of the steps that pass ``test``, each refused for ``why`` if ``logged``
+    (while the answer is parsed, so that it is logged with the call that wrote it)."""
+    found = [s.activity for s in steps if test(s.activity)]
+    for activity in found if logged else ():
+        reject(why, activity)
+    return found
+
+
 def _preamble_steps(steps: Sequence[Any], *, logged: bool = False) -> list[str]:
     """The steps in the preamble's words: the host's block "being concrete and brief" was cut
     into "staying true to who they are and to what they remember" (party seed 2z)."""
-    said = [s.activity for s in steps if echoes_preamble(s.activity)]
-    for activity in said if logged else ():
-        reject(PREAMBLE_ITEM, activity)
-    return said
+    return _steps_where(steps, echoes_preamble, PREAMBLE_ITEM, logged=logged)
 
 
 STEP_AWAY = rule(
@@ -1231,10 +1239,7 @@ def _steps_away(
 ) -> list[str]:
     """The steps that name a place ``away`` from their block's: placed in the block's building
     by its words, "reading books at the library" was read at Hobbs Cafe's notice board."""
-    gone = [s.activity for s in steps if away is not None and away(s.activity)]
-    for activity in gone if logged else ():
-        reject(STEP_AWAY, activity)
-    return gone
+    return [] if away is None else _steps_where(steps, away, STEP_AWAY, logged=logged)
 
 
 EVENT_STEP = rule(
@@ -1262,10 +1267,7 @@ def _made_ready(steps: Sequence[Any], *, logged: bool = False) -> list[str]:
     (0/10; told that the event was under way, and with the grammar writing "Now that it has
     begun, it involves" first, 1/10: "Hosting a poetry reading involves setting up the
     stage"). Not asked again: what is left is the event's, or the block's own activity."""
-    ready = [s.activity for s in steps if _makes_ready(s.activity)]
-    for activity in ready if logged else ():
-        reject(MADE_READY, activity)
-    return ready
+    return _steps_where(steps, _makes_ready, MADE_READY, logged=logged)
 
 
 PADDING = rule(
