@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
+from functools import cache
 
 import numpy as np
 
@@ -237,12 +238,16 @@ class PlaceChooser:
         steps already cut."""
         home = split_address(r.persona.home)[0]
 
-        def away(step: str) -> bool:
+        @cache
+        def block_building() -> tuple[list[str], str | None]:
             known = self._known(r, None)
             named = _first_named(context, known, home)
-            if len(named) != 1:
+            return known, split_address(next(iter(named)))[0] if len(named) == 1 else None
+
+        def away(step: str) -> bool:
+            known, building = block_building()
+            if building is None:
                 return False
-            building = split_address(next(iter(named)))[0]
             rooms = [split_address(p) for p in _places_named(step, known, home)]
             return bool(rooms) and all(len(p) > 1 and p[0] != building for p in rooms)
 
