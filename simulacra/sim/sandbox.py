@@ -109,9 +109,14 @@ class Sandbox:
             # 5 of 5 the lounge, stop 67). A later step is, since it goes on where its block
             # is. The notes still mark where they are: the list is the prefix the block's
             # later steps reuse.
+            # The step's own words come after its block's, before its plan item's: the host's
+            # block "preparing for Valentine's Day party" began with "decorating the cafe ...
+            # setting up tables and chairs", placed at the park's picnic tables (README run,
+            # stop 90).
             first = purpose is not None
             tile = self.state.tile_of(r.name)
-            options = self.places.candidates(r, purpose or activity, tile, within, context, now)
+            where = (activity, *context) if first else context
+            options = self.places.candidates(r, purpose or activity, tile, within, where, now)
             place = options.named_thing(activity)
             if place is None:
                 return place_action(
