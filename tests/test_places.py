@@ -319,3 +319,23 @@ def test_a_building_closes_to_those_who_neither_live_nor_work_in_it():
     assert "Hobbs Cafe" not in chooser.closing_hours("Isabella Rodriguez")  # she runs it
     # The pub closes at midnight, when a day's plan ends.
     assert "The Rose and Crown Pub" not in chooser.closing_hours("Klaus Mueller")
+
+
+def test_a_first_step_s_own_words_name_its_building(real_embedder):
+    """README run, stop 90: offered for the host's block "preparing for Valentine's Day party"
+    from her apartment, the park's picnic tables were the one thing that her first step,
+    "decorating the cafe by painting the walls and setting up tables and chairs", named, and
+    it went there unasked. Read with the step, as the simulation reads a block's first step,
+    the cafe the step names is where the places are."""
+    world = load_world(WORLDS / "smallville-3")
+    resident = _resident(world, "Isabella Rodriguez")
+    chooser = PlaceChooser(world, real_embedder, Settings().plan)
+    home = world.tiles_of(resident.persona.home)[0]
+    block = "preparing for Valentine's Day party"
+    step = "decorating the cafe by painting the walls and setting up tables and chairs"
+    seven = datetime(2023, 2, 13, 7, 0)  # the market, whose waiting chairs it names too, is shut
+    alone = chooser.candidates(resident, block, home, context=(block,), now=seven)
+    assert alone.named_thing(step) == "Johnson Park: park: picnic tables"
+    offered = chooser.candidates(resident, block, home, context=(step, block), now=seven)
+    assert {p.split(":")[0] for p in offered.places} == {"Hobbs Cafe"}, offered.places
+    assert offered.named_thing(step) != "Johnson Park: park: picnic tables"
