@@ -576,6 +576,24 @@ def test_a_line_that_names_its_own_speaker_is_told_apart():
         assert not names_self(words, "Klaus Mueller"), words
 
 
+def test_a_name_of_the_two_spelt_otherwise_is_told_apart():
+    """Party seed 3g: "Hello, I'm Isabelle", said by Isabella, and "Hello, Marie", said to
+    Maria; a name spelt right, another's name, or a word that only begins alike is no slip."""
+    from simulacra.cognition.address import misspells
+
+    two = ("Isabella Rodriguez", "Maria Lopez")
+    for words in ["Hello, I'm Isabelle.", "Hello, Marie. What's up?", "Ms. Lopes, welcome!"]:
+        assert misspells(words, *two), words
+    assert misspells("Hello, Mr. Müller!", "Maria Lopez", "Klaus Mueller")
+    for words in [
+        "Hello, Maria! I'm Isabella, come to my party.",
+        "Maria's exam is on Friday, Isabella's party on Tuesday.",
+        "I'm Isabel, Maria! Is Klaus coming? Marvellous.",
+        "Hi Mark, have you met Carmen?",
+    ]:
+        assert not misspells(words, *two), words
+
+
 def test_a_line_that_says_one_name_twice_is_told_apart():
     """Party run of seed 3e: Klaus's "helping Maria and Maria Lopez" became his memo and
     then six of his lines."""
@@ -841,6 +859,19 @@ def test_an_event_brought_up_without_its_hour_or_place_is_asked_again(build):
     agent.currently = PARTY
     got = next_line(agent, "Maria Lopez", [], now=T0, setting="at the cafe")
     assert got.says == told["says"] and len(backend.calls("respond")) == 3
+
+
+def test_an_event_brought_up_with_only_its_last_hour_is_asked_again(build):
+    """Party seed 3g: the host's "I'll start decorating the cafe at 7:00 PM" named the party's
+    last hour, and both guests heard of it "tomorrow" with no hour to come at."""
+    from simulacra.cognition.dialogue import next_line
+
+    last_hour = {"topic": PARTY, "says": "Hi Maria! My party at Hobbs Cafe tomorrow ends at 7pm!"}
+    told = {"topic": PARTY, "says": "Hi Maria! Come to my party at Hobbs Cafe tomorrow at 5pm!"}
+    agent, backend = build({"respond": [last_hour, told]})
+    agent.currently = PARTY
+    got = next_line(agent, "Maria Lopez", [], now=T0, setting="at the cafe")
+    assert got.says == told["says"] and len(backend.calls("respond")) == 2
 
 
 def test_a_memo_to_avoid_keeps_out_the_words_of_an_event_to_tell():

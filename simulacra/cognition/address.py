@@ -13,6 +13,7 @@ every verb it did not list ("help Maria Lopez", "asked Maria Lopez about").
 
 from __future__ import annotations
 
+import difflib
 import re
 
 # Words after which a name calls its bearer, with or without a comma: "Hello Klaus!", "Thank
@@ -70,3 +71,26 @@ def unnamed(words: str, *people: str) -> str:
         for name in reversed(_mentions(words, person)):
             words = words[: name.start()] + words[name.end() :]
     return words
+
+
+# A word this like a name, and no more than a letter longer or shorter, is that name misspelt:
+# "Isabelle" for Isabella, "Marie" for Maria, "Müller" (as "Mueller") for Mueller.
+_LIKE_A_NAME = 0.8
+_CAPITALISED = re.compile(r"(?<![\w'])[A-Z][^\W\d_]+")
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+
+
+def misspells(words: str, *people: str) -> bool:
+    """A name of one of ``people`` spelt otherwise in ``words``: "Hello, I'm Isabelle", said
+    by Isabella, "Hello, Marie", said to Maria, "Mr. Müller", to Klaus (party seed 3g)."""
+    names = {part for person in people for part in person.split()}
+    for said in {m[0] for m in _CAPITALISED.finditer(words)} - names:
+        spelt = said.lower().translate(_UMLAUTS)
+        for name in names:
+            if (
+                spelt[0] == name[0].lower()
+                and abs(len(spelt) - len(name)) <= 1
+                and difflib.SequenceMatcher(None, spelt, name.lower()).ratio() >= _LIKE_A_NAME
+            ):
+                return True
+    return False

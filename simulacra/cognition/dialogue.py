@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationInfo, field_validator
 
 from simulacra import gametime
-from simulacra.cognition.address import introduces, names_self, speaks_of, unnamed
+from simulacra.cognition.address import introduces, misspells, names_self, speaks_of, unnamed
 from simulacra.cognition.plan import event_head, events_ahead
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
@@ -84,12 +84,17 @@ OWN_NAME = rule(
     "line.own_name", "a line that calls its speaker by name or speaks of them (asked again)"
 )
 NAME_TWICE = rule("line.name_twice", 'one name said twice, "Maria and Maria Lopez" (asked again)')
+MISSPELT_NAME = rule(
+    "line.misspelt_name", 'a name of the two spelt otherwise, "I\'m Isabelle" (asked again)'
+)
 MEMO_SAID = rule("line.memo_said", "a memo of an earlier talk said aloud (asked again)")
 SAME_OPENING = rule(
     "line.same_opening",
     "a line that opens as its speaker's last did, \"I'm glad...\" (asked again)",
 )
-UNTIMED_EVENT = rule("line.untimed_event", "an event brought up without its hour (asked again)")
+UNTIMED_EVENT = rule(
+    "line.untimed_event", "an event brought up without the hour it begins (asked again)"
+)
 PARTNER_SPOKEN_OF = rule(
     "line.partner_spoken_of", 'the partner spoken of to their face, "with Klaus" (asked again)'
 )
@@ -242,12 +247,15 @@ def _next_line(
         return timed(answer)
 
     def timed(answer: Answer) -> bool:
-        """An event brought up is said with its hour: told of the party without one, Klaus
-        never came (an early party run; respond's case of the opening)."""
+        """An event brought up is said with the hour it begins: told of the party without one,
+        Klaus never came (an early party run; respond's case of the opening)."""
         topic = getattr(answer, "topic", None)
         if topic not in events:
             return True
-        if not set(gametime.hours_named(answer.says)) & set(gametime.hours_named(topic)):
+        # Its first hour, when to come: "I'll start decorating the cafe at 7:00 PM" named the
+        # party's last (party seed 3g); both guests were told "tomorrow" with no hour, and
+        # neither one's plan held the party.
+        if gametime.hours_named(topic)[0] not in gametime.hours_named(answer.says):
             reject(UNTIMED_EVENT, answer.says)
             return False
         # And with its place: the host told Klaus of "our Valentine's Day party this weekend
@@ -415,6 +423,7 @@ def _faults(
         (MEMO_SAID, lambda: _memo_said(words, memos, speaker)),
         (OWN_NAME, lambda: names_self(words, speaker) or (met and introduces(words, speaker))),
         (NAME_TWICE, lambda: _one_name_twice(words)),
+        (MISSPELT_NAME, lambda: misspells(words, speaker, partner)),
         (SAME_OPENING, lambda: bool(own) and _opens_as(words, own[-1])),
         (PARTNER_SPOKEN_OF, lambda: speaks_of(words, partner)),
         (WRONG_HOURS, lambda: _hours_wrong(words, events)),
