@@ -511,6 +511,32 @@ def test_a_time_cut_short_is_asked_again():
         assert fault(fine) is None, fine
 
 
+def test_a_first_meeting_s_greeting_to_someone_met_is_asked_again():
+    """Party seed 3g: the host to Maria, after eight talks over two days, "Hello, it's nice
+    to meet you." To a stranger it is what one says."""
+    from simulacra.cognition.dialogue import MET_AS_STRANGER, _faults
+
+    said = "Hello, it's nice to meet you. Come to my party at 5pm!"
+    assert MET_AS_STRANGER in _faults(said, [], "Isabella Rodriguez", "Maria Lopez", [], met=True)
+    assert not _faults(said, [], "Isabella Rodriguez", "Maria Lopez", [], met=False)
+    later = "I'm excited to meet you tomorrow at the library."
+    assert not _faults(later, [], "Isabella Rodriguez", "Maria Lopez", [], met=True)
+
+
+def test_a_time_no_clock_shows_is_asked_again():
+    from simulacra.cognition.dialogue import NO_SUCH_TIME, _faults
+
+    def fault(words: str):
+        return next(iter(_faults(words, [], "Isabella Rodriguez", "Maria Lopez", [])), None)
+
+    # party seed 3g: the host's plan read aloud
+    said = "I'll start decorating the cafe at 7:00 PM and work at Hobbs Cafe until 16:00 PM."
+    assert fault(said) == NO_SUCH_TIME
+    assert fault("See you at 25:00!") == NO_SUCH_TIME
+    for fine in ("See you at 17:00, or 5 pm.", "At 12:30 pm, then.", "I turn 16 am I right?"):
+        assert fault(fine) is None, fine
+
+
 def test_an_event_told_again_that_day_is_no_echo_but_its_opening_is():
     from simulacra.cognition.dialogue import _apart_from, _said_earlier
 

@@ -83,6 +83,10 @@ ECHO = rule("line.echo", "a line said before (asked again, else the talk ends)")
 OWN_NAME = rule(
     "line.own_name", "a line that calls its speaker by name or speaks of them (asked again)"
 )
+MET_AS_STRANGER = rule(
+    "line.met_as_stranger",
+    '"nice to meet you" to someone the speaker has met (asked again)',
+)
 NAME_TWICE = rule("line.name_twice", 'one name said twice, "Maria and Maria Lopez" (asked again)')
 MISSPELT_NAME = rule(
     "line.misspelt_name", 'a name of the two spelt otherwise, "I\'m Isabelle" (asked again)'
@@ -118,6 +122,7 @@ UNSAID_PLACE = rule(
 )
 NOTE_PROMPT_SAID = rule("note.prompt_said", "a planning note in the prompt's words (asked again)")
 CUT_TIME = rule("line.cut_time", 'a time with a digit missing, "2:0 PM" (asked again)')
+NO_SUCH_TIME = rule("line.no_such_time", 'a time no clock shows, "16:00 PM", "25:00" (asked again)')
 PLAN_SAID = rule(
     "line.plan_said",
     'a plan\'s outline said aloud, "08:00 reading; 13:00 writing", or a list of six doings '
@@ -422,6 +427,7 @@ def _faults(
         (ECHO, lambda: _said_earlier(words, earlier)),
         (MEMO_SAID, lambda: _memo_said(words, memos, speaker)),
         (OWN_NAME, lambda: names_self(words, speaker) or (met and introduces(words, speaker))),
+        (MET_AS_STRANGER, lambda: met and _FIRST_MEETING.search(words) is not None),
         (NAME_TWICE, lambda: _one_name_twice(words)),
         (MISSPELT_NAME, lambda: misspells(words, speaker, partner)),
         (SAME_OPENING, lambda: bool(own) and _opens_as(words, own[-1])),
@@ -430,6 +436,7 @@ def _faults(
         (WRONG_DAY, lambda: _day_wrong(words, events, today)),
         (WRONG_PLACE, lambda: _place_wrong(words, events)),
         (CUT_TIME, lambda: _CUT_TIME.search(words) is not None),
+        (NO_SUCH_TIME, lambda: _NO_SUCH_TIME.search(words) is not None),
         (ASKED_BACK, lambda: _asked_back(words, lines[-1].text if lines else "")),
         (PLAN_SAID, lambda: len(_PLAN_ITEM.findall(words)) >= 2 or _read_out(words)),
         (ASSISTANT, lambda: _ASSISTANT.search(words) is not None),
@@ -446,6 +453,16 @@ _OPENING_WORDS = 3
 def _opens_as(words: str, before: str) -> bool:
     mine, theirs = bare_words(words), bare_words(before)
     return len(mine) > _OPENING_WORDS and mine[:_OPENING_WORDS] == theirs[:_OPENING_WORDS]
+
+
+# What one says on meeting someone for the first time: the host to Maria, after eight talks
+# over two days, "Hello, it's nice to meet you. I'm excited to throw a Valentine's Day party"
+# (party seed 3g, Tuesday 18:15), and "it's great to meet you today" the day before.
+_FIRST_MEETING = re.compile(
+    r"\b(?:nice|great|good|glad|pleased|lovely|happy|a pleasure)\s+to\s+(?:finally\s+)?meet\s+you\b"
+    r"|\bnice meeting you\b",
+    re.I,
+)
 
 
 # A name joined to itself: "helping Maria and Maria Lopez" (party run of seed 3e), a slip of
@@ -531,6 +548,14 @@ def _hours_wrong(words: str, events: Sequence[str]) -> bool:
 # 2:0 PM" (README run, stop 81). No reader fills the missing digit in. One digit only before
 # "am"/"pm": "3:1" is odds too.
 _CUT_TIME = re.compile(r"\b\d{1,2}:(?:\d(?=\s*[ap]\.?m\b)|[6-9]\d)", re.I)
+# An hour of the afternoon's clock with "am" or "pm" after it, or one past 23: the host's "I'll
+# start decorating the cafe at 7:00 PM and work at Hobbs Cafe until 16:00 PM" (party seed 3g),
+# her plan's "07:00" and "16:00" read aloud, the first of them as an evening hour.
+_NO_SUCH_TIME = re.compile(
+    # ("16 am" alone may be a verb: "at 16 am I...")
+    r"\b(?:(?:1[3-9]|2\d)(?:(?::\d\d)?\s*p\.?m|(?::\d\d\s*)?a\.?m)\b|(?:2[4-9]|[3-9]\d):[0-5]\d\b)",
+    re.I,
+)
 
 
 # An item of a plan's outline as the prompts show it, "08:00 reading in the library": Klaus
