@@ -418,8 +418,9 @@ def _faults(
     """Why a line is not worth saying, each reason once: one said before, in this talk or in
     an ``earlier`` one, or a memo, to or of the speaker themselves, opening as the speaker's
     last line did, not to the partner as "you", or telling one of the ``events`` the speaker
-    knows at other hours, on another day than its own from ``today`` or at another place, or
-    a time cut short; or introducing the speaker to a partner they have ``met``."""
+    knows at other hours, on another day than its own from ``today`` or at another place, a
+    time cut short or that no clock shows, or a name of the two misspelt; or introducing the
+    speaker to a partner they have ``met``, or greeting them as on a first meeting."""
     own = [line.text for line in lines if line.speaker == speaker]
     faults = [
         (ECHO, lambda: _said_before(words, [line.text for line in lines])),
