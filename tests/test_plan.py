@@ -273,6 +273,46 @@ def test_an_event_the_night_s_revision_rewords_is_put_back_in_its_words(agent, r
     )
 
 
+def test_an_event_put_back_after_a_revision_without_a_full_stop_is_a_sentence_of_its_own(agent):
+    """Party seed 3h: the night's "Isabella Rodriguez is decorating the cafe and inviting
+    customers and friends" ran on into her party put back after it, and the party's day took
+    its item from the decorating: no part of what she was up to began with her party."""
+    agent.currently = (
+        "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th"
+        " from 5pm to 7pm; until then she is decorating the cafe and inviting customers and"
+        " friends."
+    )
+    agent.model.completer.scripts["new_day"] = {
+        "currently": "Isabella Rodriguez is decorating the cafe and inviting customers and friends",
+        "yesterday": "She baked.",
+    }
+    planning.revise_for_new_day(agent, DAY + timedelta(days=1))
+    assert agent.currently == (
+        "Isabella Rodriguez is decorating the cafe and inviting customers and friends."
+        " Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th"
+        " from 5pm to 7pm."
+    )
+    day = planning.plan_day(agent, DAY + timedelta(days=1))
+    assert day.events == ["17:00 throwing a Valentine's Day party at Hobbs Cafe"]
+
+
+def test_a_clause_put_back_in_place_of_a_sentence_begins_as_one(agent):
+    """Party seed 3h: Maria's "she wonders whether to ask Klaus Mueller to spend Valentine's
+    Day with her", a clause after a semicolon, took the place of her night's first sentence."""
+    agent.currently = (
+        "Maria Lopez is studying for a physics exam; she wonders whether to ask Klaus Mueller"
+        " to spend Valentine's Day with her."
+    )
+    agent.model.completer.scripts["new_day"] = {
+        "currently": "Maria Lopez is planning to spend Valentine's Day with Klaus. She is happy.",
+        "yesterday": "She studied.",
+    }
+    planning.revise_for_new_day(agent, DAY)
+    assert agent.currently == (
+        "She wonders whether to ask Klaus Mueller to spend Valentine's Day with her. She is happy."
+    )
+
+
 def test_an_event_the_night_s_revision_keeps_in_other_words_stays_as_revised(agent):
     agent.currently = (
         "Isabella Rodriguez is throwing a party at Hobbs Cafe on February 14th at 5pm."

@@ -358,7 +358,10 @@ def _events_put_back(before: str, currently: str, today: str) -> str:
         same_day = [p for p in parts if days & gametime.days_from_today(p, today, by_name=True)]
         part = next((p for p in same_day if p not in held), None)
         if part is None:
-            text = f"{text} {_sentence(event)}".strip()
+            # After a sentence of its own: the 1.5B's "Isabella Rodriguez is decorating the
+            # cafe and inviting customers and friends", with no full stop, ran on into the
+            # party put back, and her party's day took its item from the decorating (seed 3h).
+            text = f"{_sentence(text)} {_sentence(event)}" if text else _sentence(event)
         else:
             held.add(part)
             put = _sentence(event) if part[-1] in ".!?" else event.rstrip(".!?")
@@ -381,6 +384,9 @@ _HELD_SHARE = 0.9
 
 
 def _sentence(part: str) -> str:
+    """``part`` as a sentence: begun with a capital ("she wonders whether...", a clause after a
+    semicolon, put back as Maria's first sentence in party seed 3h), ended with a stop."""
+    part = part[:1].upper() + part[1:]
     return part if part[-1] in ".!?" else f"{part}."
 
 
