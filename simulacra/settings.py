@@ -227,7 +227,8 @@ class PlanSettings(_Section):
         ge=1,
         le=5,
         description="day plans asked for (with other seeds) until one starts within "
-        "plan_start_hours of waking and has plan_min_activities different activities",
+        "plan_start_hours of waking, goes to bed only at its end and has plan_min_activities "
+        "different activities",
     )
     schedule_attempts: int = Field(
         2,

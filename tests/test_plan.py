@@ -861,6 +861,33 @@ def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
     assert len({item[6:] for item in plan.outline}) >= 4
 
 
+def test_a_plan_that_goes_to_bed_before_an_item_awake_is_asked_again(agent):
+    """Party seed 3h: Klaus's evening list began "17:00 preparing for bed by brushing teeth
+    and putting on pajamas" before "20:00 reading a book" (bedtime 23:30), and he brushed his
+    teeth at his bed until 19:40, then went to the library."""
+    script = agent.model.completer.scripts["day_plan"]
+
+    def early_bed(request):
+        answer = script(request)
+        if len(agent.model.completer.calls("day_plan")) == 1:
+            answer.update(
+                lists(
+                    {"time": "08:00", "activity": "working at Hobbs Cafe"},
+                    {"time": "17:00", "activity": "preparing for bed by putting on pajamas"},
+                    {"time": "20:00", "activity": "reading a book"},
+                )
+            )
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = early_bed
+    plan = planning.plan_day(agent, DAY)
+    assert len(agent.model.completer.calls("day_plan")) == 2
+    assert not any("bed" in item for item in plan.outline)
+    late = [PlanItem("20:00 reading in bed"), PlanItem("22:00 going to bed")]
+    assert not planning._to_bed_early(late)
+    assert planning._to_bed_early([PlanItem("14:00 sleeping"), PlanItem("16:00 studying")])
+
+
 def test_when_no_plan_is_usable_the_one_with_most_different_activities_is_kept(agent):
     script = agent.model.completer.scripts["day_plan"]
     times = ("08:00", "10:00", "12:00", "14:00", "18:00")

@@ -1041,28 +1041,44 @@ def _ranked(
     today: str,
     settings: PlanSettings,
     later: Sequence[str],
-) -> tuple[bool, int]:
+) -> tuple[bool, bool, int]:
     items = _outline(events, plan, today, settings.meal_hours, later)
     return _quality(items, plan.wake_up, settings)
 
 
 def _usable(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> bool:
-    """A day plan the schedule can follow: it begins soon after waking, and it is a day, not
-    one thing repeated. In the morning runs the 1.5B began Isabella's day at 17:00, her
-    party's hour, and wrote Klaus's two items three times each; in the eval it wrote "working
-    at Hobbs Cafe" at seven times."""
-    starts_soon, different = _quality(items, wake_up, settings)
-    return starts_soon and different >= settings.plan_min_activities
+    """A day plan the schedule can follow: it begins soon after waking, goes to bed only at
+    its end, and it is a day, not one thing repeated. In the morning runs the 1.5B began
+    Isabella's day at 17:00, her party's hour, and wrote Klaus's two items three times each;
+    in the eval it wrote "working at Hobbs Cafe" at seven times."""
+    starts_soon, bed_last, different = _quality(items, wake_up, settings)
+    return starts_soon and bed_last and different >= settings.plan_min_activities
 
 
-def _quality(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> tuple[bool, int]:
-    """Whether the plan (its outline) begins within ``plan_start_hours`` of waking, and how
-    many different activities it has: when no sample is usable, the best of them is kept (a
-    morning run kept Klaus's first, "writing at Hobbs Cafe" from 17:00 to 23:00)."""
+def _quality(items: list[PlanItem], wake_up: str, settings: PlanSettings) -> tuple[bool, bool, int]:
+    """Whether the plan (its outline) begins within ``plan_start_hours`` of waking, whether it
+    goes to bed only at its end, and how many different activities it has: when no sample is
+    usable, the best of them is kept (a morning run kept Klaus's first, "writing at Hobbs
+    Cafe" from 17:00 to 23:00)."""
     woke = datetime.combine(date(2000, 1, 1), time.fromisoformat(wake_up))
     first = datetime.combine(date(2000, 1, 1), time.fromisoformat(items[0].time))
     starts_soon = first - woke <= timedelta(hours=settings.plan_start_hours)
-    return starts_soon, len({i.activity.lower() for i in items})
+    return starts_soon, not _to_bed_early(items), len({i.activity.lower() for i in items})
+
+
+# Going to sleep, in a plan's words: "sleeping", "preparing for bed", "putting on pajamas".
+# Not a nap, which a day may have.
+_TO_BED = re.compile(r"\b(?:sleep|sleeping|asleep|bed|bedtime|pajamas|pyjamas)\b", re.I)
+
+
+def _to_bed_early(items: Sequence[PlanItem]) -> bool:
+    """Whether an item goes to bed with an item awake after it: the evening list's first
+    time offered, Klaus's "17:00 preparing for bed by brushing teeth and putting on pajamas"
+    before "20:00 reading a book or magazine" (bedtime 23:30), and Maria's "20:00 sleeping"
+    before more study (bedtime 00:30): he brushed his teeth at his bed from 17:00 to 19:40,
+    then went to the library (party seed 3h, Monday)."""
+    asleep = [bool(_TO_BED.search(i.activity)) for i in items]
+    return any(a and not all(asleep[n:]) for n, a in enumerate(asleep))
 
 
 def _parts_of(
