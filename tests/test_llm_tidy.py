@@ -85,6 +85,11 @@ from simulacra.llm.tidy import as_activity
         ("taking a 10-minute break", "taking a 10-minute break"),
         ("writing on the effects of gentrification in", "writing on the effects of gentrification"),
         ("writing their paper on gentrification and low-", "writing their paper on gentrification"),
+        # party seed 3h: the cut word gone, the bare "in" before it too
+        (
+            "thinking about writing on gentrification in low-",
+            "thinking about writing on gentrification",
+        ),
         ("checking in", "checking in"),
         ("arriving at Hobbs Cafe from", "arriving at Hobbs Cafe"),
         ("then pours milk into her cup", "pouring milk into her cup"),

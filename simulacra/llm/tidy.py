@@ -140,6 +140,14 @@ def _sub(pattern: re.Pattern[str]):
     return lambda text: pattern.sub("", text)
 
 
+def _uncut(text: str) -> str:
+    """``text`` less its cut end, and less the end that leaves bare: Klaus's "...to write
+    about gentrification in low-" lost "low-" and kept "in" (party seed 3h)."""
+    while (shorter := _CUT.sub("", text)) != text:
+        text = shorter
+    return text
+
+
 def as_activity(phrase: str, bound: int | None = None) -> str:
     """ "Maria Lopez is drinking coffee", "Drinks coffee." or "drink coffee" -> "drinking
     coffee". ``bound``: the field's length limit, so a phrase cut there is tidied."""
@@ -152,7 +160,7 @@ def as_activity(phrase: str, bound: int | None = None) -> str:
         text = repair(CLOCK_SPAN, text, lambda t: t[: span.start()])
     if _CUT.sub("", _DURATION.sub("", text)):  # else neither: the tail is all there is
         text = repair(DURATION, text, _sub(_DURATION))
-        text = repair(CUT_END, text, _sub(_CUT))
+        text = repair(CUT_END, text, _uncut)
     text = repair(SUBJECT_IS, text, _sub(_LEADING))
     text = repair(MODAL, text, _sub(_MODAL))
     text = repair(PRONOUN, text, _sub(_PRONOUN))
