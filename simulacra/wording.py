@@ -16,9 +16,16 @@ def sentences(text: str) -> list[str]:
     return re.split(r"(?<=[.!?])\s+", text)
 
 
+# Typographic apostrophes read as the plain one: "I’m" lost its apostrophe to the ASCII
+# below and was "im", not "i m", and the host's "I’m sorry, I didn’t hear what you said",
+# Maria's line before it in curly quotes, was no echo (party seed 3i).
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'"})
+
+
 def bare_words(text: str) -> list[str]:
     """``text``'s words, lower case, without punctuation ("Valentine's" is two) or accents
-    (the 1.5B writes "Hobbs Café" and "Hobbs Cafe" alike)."""
+    (the 1.5B writes "Hobbs Café" and "Hobbs Cafe" alike), whatever its apostrophes."""
+    text = text.translate(_APOSTROPHES)
     plain = unicodedata.normalize("NFKD", text.lower()).encode("ascii", "ignore").decode()
     return re.sub(r"[^a-z0-9]+", " ", plain).split()
 

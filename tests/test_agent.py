@@ -498,6 +498,21 @@ def test_an_assistant_s_words_are_asked_again():
     assert fault("Happy to help with the decorations! Any questions, ask me.") is None
 
 
+def test_a_line_said_back_in_curly_quotes_is_an_echo():
+    """Party seed 3i: the host answered Maria's "Hello, I'm sorry, I didn't hear what you
+    said." with "I’m sorry, I didn’t hear what you said", its apostrophes typographic."""
+    from simulacra.cognition.dialogue import ECHO, Line, _faults
+    from simulacra.wording import bare_words
+
+    assert bare_words("I’m sorry, I didn’t") == bare_words("I'm sorry, I didn't")
+    lines = [
+        Line("Isabella Rodriguez", "Hello, what's up?"),
+        Line("Maria Lopez", "Hello, I'm sorry, I didn't hear what you said."),
+    ]
+    said = "I’m sorry, I didn’t hear what you said"
+    assert ECHO in _faults(said, lines, "Isabella Rodriguez", "Maria Lopez", [])
+
+
 def test_a_time_cut_short_is_asked_again():
     from simulacra.cognition.dialogue import CUT_TIME, _faults
 

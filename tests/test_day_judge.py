@@ -442,7 +442,7 @@ def test_prompt_and_schema_text():
     assert "at most 60" in wording.prompt_text("concluding their paper, at most 60 chars")
     assert "wake_up" in wording.prompt_text("setting the wake_up time")
     assert wording.prompt_text('{"activity": "reading"}') is not None
-    assert wording.prompt_text("what they do in this step") is not None
+    assert wording.prompt_text("in an emergency, what they do instead") is not None
     assert wording.prompt_text("Here's the plan: we meet at 5") is None
     outline = "waking up at 07:00; 07:00 showering and getting dressed; 08:00 reading"  # 2w
     assert wording.prompt_text(outline) is not None

@@ -60,8 +60,8 @@ def _schema_words() -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def prompt_text(text: str) -> str | None:
     """The prompt's or the answer schema's own words: "at most 60 chars}", "wake_up",
-    '"activity":', "what they do in this step", and the preamble's instructions ("staying
-    true to who she is and to what she remembers")."""
+    '"activity":', "in an emergency, what they do instead", and the preamble's instructions
+    ("staying true to who she is and to what she remembers")."""
     from simulacra.llm.templates import echoes_preamble
 
     t = plain(text)
