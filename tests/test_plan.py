@@ -1221,6 +1221,30 @@ def test_a_step_done_once_more_word_for_word_is_left_out(agent):
     assert block.decomposed_until == noon + timedelta(hours=1)
 
 
+def test_a_step_copied_from_where_the_bound_cut_what_the_block_involves_is_left_out(agent):
+    """Party seed 3i: "...managing the cafe, and maintaining the", cut at its bound, and a step
+    "maintaining the" ("maintaining" once tidied); seed 3h's "re" became "ring"."""
+    backend = agent.model.completer
+    involves = "working at Hobbs Cafe, serving customers, managing the cafe, and maintaining the"
+    said = ["serving customers", "managing the cafe", "maintaining the", "answering questions"]
+    steps = [{"activity": a, "minutes": 15} for a in said]
+    backend.scripts["decompose"] = lambda request: {"involves": involves, "steps": steps}
+    nine = datetime.combine(DAY, time(9))
+    block = planning.Block("working at Hobbs Cafe", nine, 60)
+    planning.decompose(agent, block, nine, 60)
+    assert len(backend.calls("decompose")) == 1  # left out, not asked again
+    kept = [s.activity for s in block.steps]
+    assert kept == ["serving customers", "managing the cafe", "answering questions"]
+    # Not cut: its last piece is a step like any other.
+    backend.scripts["decompose"] = lambda request: {
+        "involves": "serving and tidying",
+        "steps": steps,
+    }
+    block = planning.Block("working at Hobbs Cafe", nine, 60)
+    planning.decompose(agent, block, nine, 60)
+    assert "maintaining" in [s.activity for s in block.steps]
+
+
 def _party_host(agent, *steps: str):
     """The test's agent as the host of the party of the 14th, whose blocks are cut into
     ``steps``; the scripted model."""

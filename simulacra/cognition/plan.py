@@ -23,8 +23,9 @@ from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
 from simulacra.llm.repairs import Rule, reject, repair, rule
-from simulacra.llm.schema import Answer
+from simulacra.llm.schema import LEAD, STATED, Answer
 from simulacra.llm.templates import echoes_preamble, template_beside
+from simulacra.llm.tidy import as_activity
 from simulacra.memory import Kind, NewMemory
 from simulacra.settings import PlanSettings
 from simulacra.wording import bare_text, bare_words, longest_run, mostly_in
@@ -1208,6 +1209,7 @@ def decompose(
             if under_way:  # left out, not asked again: another sample does the same
                 _made_ready(answer.steps, logged=True)
             _padding(answer.steps, block.activity, logged=True)  # left out too
+            _cut_copies(answer, logged=True)  # and these
             return not unfit(answer.steps, logged=True)
 
         answer = ask_until(
@@ -1223,7 +1225,7 @@ def decompose(
             activity=block.activity,
         )
         left_out = unfit(answer.steps) + (_made_ready(answer.steps) if under_way else [])
-        left_out += _padding(answer.steps, block.activity)
+        left_out += _padding(answer.steps, block.activity) + _cut_copies(answer)
         steps = [(s.activity, s.minutes) for s in answer.steps if s.activity not in left_out]
         steps = steps or [(block.activity, total)]
     t = start
@@ -1318,6 +1320,28 @@ def _padding(steps: Sequence[Any], activity: str, *, logged: bool = False) -> li
                 reject(PADDING, step.activity)
         done.append(bare_words(step.activity))
     return padding
+
+
+CUT_COPY = rule(
+    "plan.cut_copy",
+    'a step that copies the piece of `involves` its bound cut, "maintaining the" (left out)',
+)
+# How near its stated length `involves` ends when its bound, not the model, ended it.
+_NEAR_BOUND = 6
+_LIST_PIECE = re.compile(r",\s*(?:(?:and|or|then)\s+)?|\s+(?:and|or|then)\s+")
+
+
+def _cut_copies(answer: Any, *, logged: bool = False) -> list[str]:
+    """The steps that copy the last piece of the answer's ``involves`` where its bound cut it:
+    "...reviewing class notes, practicing problems, re" became a step "re", tidied to "ring",
+    and "...managing the cafe, and maintaining the" a step "maintaining" (party seeds 3h and
+    3i): the list the steps are made from, cut short with it."""
+    extra = type(answer).model_fields["involves"].json_schema_extra or {}
+    said = answer.involves.removeprefix(str(extra.get(LEAD, "")))
+    if len(said) < int(extra.get(STATED, len(said) + _NEAR_BOUND + 1)) - _NEAR_BOUND:
+        return []
+    cut = as_activity(_LIST_PIECE.split(said)[-1])
+    return _steps_where(answer.steps, lambda a: a == cut, CUT_COPY, logged=logged)
 
 
 def _in_block(item: PlanItem, block: Block) -> bool:
