@@ -14,6 +14,7 @@ from simulacra.cognition.plan import PlanItem
 from simulacra.memory import Kind
 
 DAY = date(2023, 2, 13)
+TUESDAY = DAY + timedelta(days=1)
 PERSONA = Persona(
     name="Isabella Rodriguez",
     age=34,
@@ -66,6 +67,20 @@ def lists(*items: dict) -> dict:
         "afternoon": [i for i in items if "12:00" <= i["time"] < "17:00"],
         "evening": [i for i in items if i["time"] >= "17:00"],
     }
+
+
+def first_plan_lists(agent, *items: dict) -> None:
+    """The scripted day plan, its first sample's lists made of ``items`` (see ``lists``); the
+    samples after it as scripted."""
+    script = agent.model.completer.scripts["day_plan"]
+
+    def first(request):
+        answer = script(request)
+        if len(agent.model.completer.calls("day_plan")) == 1:
+            answer.update(lists(*items))
+        return answer
+
+    agent.model.completer.scripts["day_plan"] = first
 
 
 def plans_also(agent, *items: dict) -> None:
@@ -221,20 +236,25 @@ def test_a_new_day_revises_what_the_agent_is_up_to(agent):
     assert yesterday and agent.currently
 
 
+def night(agent, before: str, revised: str, day: date = DAY) -> str:
+    """What ``agent`` is up to after the night before ``day``: ``before``, revised by the
+    scripted model to ``revised``."""
+    agent.currently = before
+    agent.model.completer.scripts["new_day"] = {"currently": revised, "yesterday": "She baked."}
+    planning.revise_for_new_day(agent, day)
+    return agent.currently
+
+
 def test_an_event_to_come_the_night_s_revision_drops_stays_in_what_the_agent_is_up_to(agent):
     """Party run of seed 2: the night turned Isabella's "party at Hobbs Cafe on February 14th
     at 5pm" into "decorating ... from 5pm to 7pm", and she left her party at 18:03."""
-    agent.currently = (
+    before = (
         "Isabella Rodriguez runs Hobbs Cafe. She is having a party at Hobbs Cafe on February"
         " 14th at 5pm. She went to the dentist on February 10th."
     )
-    agent.model.completer.scripts["new_day"] = {
-        "currently": "Isabella Rodriguez is decorating Hobbs Cafe from 5pm to 7pm.",
-        "yesterday": "She baked.",
-    }
-    planning.revise_for_new_day(agent, DAY)
+    revised = night(agent, before, "Isabella Rodriguez is decorating Hobbs Cafe from 5pm to 7pm.")
     assert agent.model.log.totals.repairs == 1  # recorded with the call, as plan.event_kept
-    assert agent.currently == (
+    assert revised == (
         "Isabella Rodriguez is decorating Hobbs Cafe from 5pm to 7pm. She is having a party at"
         " Hobbs Cafe on February 14th at 5pm."  # a date gone by is not kept
     )
@@ -258,16 +278,12 @@ def test_an_event_to_come_the_night_s_revision_drops_stays_in_what_the_agent_is_
     ],
 )
 def test_an_event_the_night_s_revision_rewords_is_put_back_in_its_words(agent, revised):
-    agent.currently = (
+    before = (
         "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th"
         " from 5pm to 7pm; until then she is decorating the cafe."
     )
-    agent.model.completer.scripts["new_day"] = {
-        "currently": f"Isabella Rodriguez runs Hobbs Cafe. {revised}",
-        "yesterday": "She baked.",
-    }
-    planning.revise_for_new_day(agent, DAY + timedelta(days=1))
-    assert agent.currently == (
+    revised = night(agent, before, f"Isabella Rodriguez runs Hobbs Cafe. {revised}", TUESDAY)
+    assert revised == (
         "Isabella Rodriguez runs Hobbs Cafe. Isabella Rodriguez is throwing a Valentine's Day"
         " party at Hobbs Cafe on February 14th from 5pm to 7pm."
     )
@@ -277,52 +293,40 @@ def test_an_event_put_back_after_a_revision_without_a_full_stop_is_a_sentence_of
     """Party seed 3h: the night's "Isabella Rodriguez is decorating the cafe and inviting
     customers and friends" ran on into her party put back after it, and the party's day took
     its item from the decorating: no part of what she was up to began with her party."""
-    agent.currently = (
+    before = (
         "Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th"
         " from 5pm to 7pm; until then she is decorating the cafe and inviting customers and"
         " friends."
     )
-    agent.model.completer.scripts["new_day"] = {
-        "currently": "Isabella Rodriguez is decorating the cafe and inviting customers and friends",
-        "yesterday": "She baked.",
-    }
-    planning.revise_for_new_day(agent, DAY + timedelta(days=1))
-    assert agent.currently == (
+    unstopped = "Isabella Rodriguez is decorating the cafe and inviting customers and friends"
+    assert night(agent, before, unstopped, TUESDAY) == (
         "Isabella Rodriguez is decorating the cafe and inviting customers and friends."
         " Isabella Rodriguez is throwing a Valentine's Day party at Hobbs Cafe on February 14th"
         " from 5pm to 7pm."
     )
-    day = planning.plan_day(agent, DAY + timedelta(days=1))
+    day = planning.plan_day(agent, TUESDAY)
     assert day.events == ["17:00 throwing a Valentine's Day party at Hobbs Cafe"]
 
 
 def test_a_clause_put_back_in_place_of_a_sentence_begins_as_one(agent):
     """Party seed 3h: Maria's "she wonders whether to ask Klaus Mueller to spend Valentine's
     Day with her", a clause after a semicolon, took the place of her night's first sentence."""
-    agent.currently = (
+    before = (
         "Maria Lopez is studying for a physics exam; she wonders whether to ask Klaus Mueller"
         " to spend Valentine's Day with her."
     )
-    agent.model.completer.scripts["new_day"] = {
-        "currently": "Maria Lopez is planning to spend Valentine's Day with Klaus. She is happy.",
-        "yesterday": "She studied.",
-    }
-    planning.revise_for_new_day(agent, DAY)
-    assert agent.currently == (
+    revised = "Maria Lopez is planning to spend Valentine's Day with Klaus. She is happy."
+    assert night(agent, before, revised) == (
         "She wonders whether to ask Klaus Mueller to spend Valentine's Day with her. She is happy."
     )
 
 
 def test_an_event_the_night_s_revision_keeps_in_other_words_stays_as_revised(agent):
-    agent.currently = (
-        "Isabella Rodriguez is throwing a party at Hobbs Cafe on February 14th at 5pm."
-    )
+    before = "Isabella Rodriguez is throwing a party at Hobbs Cafe on February 14th at 5pm."
     revised = (
         "Isabella Rodriguez is hosting a party at Hobbs Cafe on February 14th at 5pm with Maria."
     )
-    agent.model.completer.scripts["new_day"] = {"currently": revised, "yesterday": "She baked."}
-    planning.revise_for_new_day(agent, DAY + timedelta(days=1))
-    assert agent.currently == revised
+    assert night(agent, before, revised, TUESDAY) == revised
 
 
 def test_a_day_like_yesterday_keeps_its_plan_without_a_call(agent):
@@ -734,16 +738,8 @@ def test_an_activity_written_at_every_hour_is_one_item(agent):
 
 def test_a_plan_that_skips_the_morning_is_asked_again_with_another_seed(agent):
     """The 1.5B began Isabella's day at her party's hour; another sample may not."""
-    script = agent.model.completer.scripts["day_plan"]
-
-    def evening_first(request):
-        answer = script(request)
-        if len(agent.model.completer.calls("day_plan")) == 1:
-            parts = [{"time": f"{17 + n}:00", "activity": f"party part {n}"} for n in range(4)]
-            answer.update(lists({"time": "11:30", "activity": "party part"}, *parts))
-        return answer
-
-    agent.model.completer.scripts["day_plan"] = evening_first
+    parts = [{"time": f"{17 + n}:00", "activity": f"party part {n}"} for n in range(4)]
+    first_plan_lists(agent, {"time": "11:30", "activity": "party part"}, *parts)
     plan = planning.plan_day(agent, DAY)
     first, second = agent.model.completer.calls("day_plan")
     assert first.seed != second.seed
@@ -846,16 +842,8 @@ def test_the_routine_s_steps_again_after_it_begin_the_next_hour_early(agent):
 
 def test_a_plan_that_repeats_one_activity_is_asked_again(agent):
     """In the eval the 1.5B wrote "working at Hobbs Cafe" at seven times of the day."""
-    script = agent.model.completer.scripts["day_plan"]
-
-    def one_thing(request):
-        answer = script(request)
-        if len(agent.model.completer.calls("day_plan")) == 1:
-            times = ("08:00", "10:00", "12:00", "14:00", "16:00")
-            answer.update(lists(*({"time": t, "activity": "working at Hobbs Cafe"} for t in times)))
-        return answer
-
-    agent.model.completer.scripts["day_plan"] = one_thing
+    times = ("08:00", "10:00", "12:00", "14:00", "16:00")
+    first_plan_lists(agent, *({"time": t, "activity": "working at Hobbs Cafe"} for t in times))
     plan = planning.plan_day(agent, DAY)
     assert len(agent.model.completer.calls("day_plan")) == 2
     assert len({item[6:] for item in plan.outline}) >= 4
@@ -865,21 +853,12 @@ def test_a_plan_that_goes_to_bed_before_an_item_awake_is_asked_again(agent):
     """Party seed 3h: Klaus's evening list began "17:00 preparing for bed by brushing teeth
     and putting on pajamas" before "20:00 reading a book" (bedtime 23:30), and he brushed his
     teeth at his bed until 19:40, then went to the library."""
-    script = agent.model.completer.scripts["day_plan"]
-
-    def early_bed(request):
-        answer = script(request)
-        if len(agent.model.completer.calls("day_plan")) == 1:
-            answer.update(
-                lists(
-                    {"time": "08:00", "activity": "working at Hobbs Cafe"},
-                    {"time": "17:00", "activity": "preparing for bed by putting on pajamas"},
-                    {"time": "20:00", "activity": "reading a book"},
-                )
-            )
-        return answer
-
-    agent.model.completer.scripts["day_plan"] = early_bed
+    first_plan_lists(
+        agent,
+        {"time": "08:00", "activity": "working at Hobbs Cafe"},
+        {"time": "17:00", "activity": "preparing for bed by putting on pajamas"},
+        {"time": "20:00", "activity": "reading a book"},
+    )
     plan = planning.plan_day(agent, DAY)
     assert len(agent.model.completer.calls("day_plan")) == 2
     assert not any("bed" in item for item in plan.outline)
