@@ -22,7 +22,7 @@ from simulacra import gametime
 from simulacra.cognition.resample import ask_until
 from simulacra.interfaces import Mind
 from simulacra.llm.phrases import phrases_beside
-from simulacra.llm.repairs import Rule, reject, repair, rule
+from simulacra.llm.repairs import Rule, recording, reject, repair, rule
 from simulacra.llm.schema import LEAD, STATED, Answer
 from simulacra.llm.templates import echoes_preamble, template_beside
 from simulacra.llm.tidy import as_activity
@@ -1340,7 +1340,11 @@ def _cut_copies(answer: Any, *, logged: bool = False) -> list[str]:
     said = answer.involves.removeprefix(str(extra.get(LEAD, "")))
     if len(said) < int(extra.get(STATED, len(said) + _NEAR_BOUND + 1)) - _NEAR_BOUND:
         return []
-    cut = as_activity(_LIST_PIECE.split(said)[-1])
+    piece = _LIST_PIECE.split(said)[-1]
+    if not piece.strip():
+        return []
+    with recording():  # tidied to compare with the steps, not to rewrite: not logged
+        cut = as_activity(piece)
     return _steps_where(answer.steps, lambda a: a == cut, CUT_COPY, logged=logged)
 
 
